@@ -1,0 +1,29 @@
+/**
+ * `npm run bench [-- name ...]`: runs every benchmark in bench/*.bench.ts (or those whose
+ * file name contains one of the given names) in one process, so ratios compare figures
+ * measured on the same machine in the same run. Prints a markdown table on stdout and
+ * writes JSON to bench/results.json.
+ */
+import { readdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { Reporter } from "./Reporter.js";
+
+const filters = process.argv.slice(2);
+const dir = new URL(".", import.meta.url);
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith(".bench.ts"))
+  .filter((f) => filters.length === 0 || filters.some((name) => f.includes(name)))
+  .sort();
+
+const reporter = new Reporter();
+for (const file of files) {
+  process.stderr.write(`${file}\n`);
+  const mod = (await import(new URL(file, dir).href)) as { default: (r: Reporter) => Promise<void> };
+  await mod.default(reporter);
+}
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+writeFileSync(
+  new URL("results.json", dir),
+  `${JSON.stringify({ machine, date: new Date().toISOString(), rows: reporter.rows }, null, 2)}\n`,
+);
+process.stdout.write(`Machine: ${machine}\n\n${reporter.markdown()}\n`);

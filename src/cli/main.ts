@@ -1,0 +1,54 @@
+import { Command, CommanderError } from "commander";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo } from "./Io.js";
+import { modelCheckCommand } from "./modelCheckCommand.js";
+import { modelGraphCommand } from "./modelGraphCommand.js";
+import { modelParseCommand } from "./modelParseCommand.js";
+
+export const VERSION = "0.1.0";
+
+/** Builds the `contract-hub` program; each action resolves to an exit code. */
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command("contract-hub")
+    .description("Verifiable contracts: signed, hash-chained logs checked against a model and rules")
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+
+  const model = program.command("model").description("Work with contract models and formulas");
+  model
+    .command("parse <file>")
+    .description("Parse a model, formula or rule file and print its syntax tree")
+    .option("--json", "print JSON")
+    .action(async (file: string, opts: { json?: boolean }) => setExit(await modelParseCommand(file, opts, io)));
+  model
+    .command("check <model-file> <formula>")
+    .description("Model-check a formula against a model")
+    .option("--json", "print JSON")
+    .action(async (file: string, formula: string, opts: { json?: boolean }) =>
+      setExit(await modelCheckCommand(file, formula, opts, io)),
+    );
+  model
+    .command("graph <file>")
+    .description("Print a model as Graphviz DOT and Mermaid")
+    .action(async (file: string) => setExit(await modelGraphCommand(file, io)));
+  return program;
+}
+
+/** Runs the command line; returns the process exit code. */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  let code = EXIT_OK;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; anything else is a usage error.
+      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    io.err(`contract-hub: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT_FAILED;
+  }
+  return code;
+}
