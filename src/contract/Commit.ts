@@ -1,0 +1,103 @@
+/** Commit shapes on the wire and in the log (PROTOCOL.md §2–3, spec 2.3–2.4). */
+
+/** Operation methods, lower case as they appear in commits. */
+export const METHODS = ["genesis", "post", "rule", "model", "repost", "action", "create", "send", "recv"] as const;
+export type Method = (typeof METHODS)[number];
+
+/** True when `value` is one of the commit methods. */
+export function isMethod(value: unknown): value is Method {
+  return typeof value === "string" && (METHODS as readonly string[]).includes(value);
+}
+
+/** One operation of a commit; `action` operations carry their label in `value`. */
+export interface Operation {
+  method: Method;
+  path?: string;
+  value?: unknown;
+}
+
+/** Value of the genesis operation; `owner` is an identity (`ed25519:<hex>` or hex). */
+export interface GenesisValue {
+  model: string | null;
+  rules: string[];
+  owner: string;
+}
+
+/** Value of a `create` operation. */
+export interface CreateValue {
+  asset_id: string;
+  quantity: number;
+  divisibility: number;
+}
+
+/** Value of a `send` operation; `asset_id` is plain or `<issuer>/<asset_id>`. */
+export interface SendValue {
+  asset_id: string;
+  to_contract: string;
+  amount: number;
+}
+
+/** Value of a `recv` operation. */
+export interface RecvValue {
+  send_commit_id: string;
+}
+
+/** An oracle's attestation (PROTOCOL.md §2), carried in `head.attestations`. */
+export interface Attestation {
+  oracle: string;
+  claim: string;
+  value: unknown;
+  signature: string;
+}
+
+/** Commit head: the parent again, signatures keyed by state path or identity, attestations. */
+export interface CommitHead {
+  parent: string | null;
+  signatures: Record<string, string>;
+  attestations?: Attestation[];
+}
+
+/** Push format (spec 2.4). */
+export interface WireCommit {
+  hash: string;
+  parent: string | null;
+  data: Operation[];
+  head: CommitHead;
+}
+
+/** Pull format: push format plus `body` (= data) and the hub's receipt `timestamp` (seconds). */
+export interface PulledCommit extends WireCommit {
+  body: Operation[];
+  timestamp: number;
+}
+
+/** Log entry (spec 2.3, PROTOCOL.md §3), built from the commit's first non-action operation. */
+export interface LogEntry {
+  index: number;
+  hash: string;
+  method: Method;
+  path?: string;
+  value?: unknown;
+  /** First verified signer, `ed25519:<hex>`; absent on genesis. */
+  signer?: string;
+  signers: string[];
+  timestamp: number;
+  action_labels?: string[];
+}
+
+/** Contract ids (PROTOCOL.md §4); `synthesize` is reserved by the routes. */
+export const CONTRACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Action labels (PROTOCOL.md §3); method names upper-cased are excluded separately. */
+export const ACTION_LABEL_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** Asset ids (PROTOCOL.md §4). */
+export const ASSET_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** True when `value` is a well-formed contract id (the reserved `synthesize` included). */
+export function isContractId(value: unknown): value is string {
+  return typeof value === "string" && CONTRACT_ID_PATTERN.test(value);
+}
+
+/** True when `value` may be used as an action label: the pattern, and not a method name. */
+export function isActionLabel(value: unknown): value is string {
+  return typeof value === "string" && ACTION_LABEL_PATTERN.test(value) && !isMethod(value.toLowerCase());
+}

@@ -1,0 +1,238 @@
+import { ContractError } from "./ContractError.js";
+import { DEFAULT_LIMITS } from "./limits.js";
+
+/** Options of `canonicalize`. */
+export interface CanonicalOptions {
+  /** Maximum nesting of arrays and objects (PROTOCOL.md §13: 64). */
+  maxDepth?: number;
+}
+
+// In a /u regex a paired surrogate is one code point, so \p{Cs} only matches lone halves.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * RFC 8785 (JCS) text of a JSON value: object keys sorted by UTF-16 code units, numbers in
+ * ECMAScript form, strings escaped as JSON.stringify does. Rejects (INVALID_REQUEST) what
+ * I-JSON or PROTOCOL.md §2 forbid: integers beyond ±(2^53−1), non-finite numbers, lone
+ * surrogates, nesting deeper than the limit, and anything that is not plain JSON data.
+ */
+export function canonicalize(value: unknown, options: CanonicalOptions = {}): string {
+  const maxDepth = options.maxDepth ?? DEFAULT_LIMITS.jsonDepth;
+  try {
+    return write(value, 0, maxDepth, null);
+  } catch (err) {
+    // The fast pass builds no JSON pointers; redo the walk with them to say where it failed.
+    if (err instanceof ContractError) write(value, 0, maxDepth, "");
+    throw err;
+  }
+}
+
+/** UTF-8 bytes of `canonicalize(value)`. */
+export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): Buffer {
+  return Buffer.from(canonicalize(value, options), "utf8");
+}
+
+/** `at` is the JSON pointer of `value`, or null on the fast pass (errors then say "/"). */
+function write(value: unknown, depth: number, maxDepth: number, at: string | null): string {
+  switch (typeof value) {
+    case "string":
+      if (LONE_SURROGATE.test(value)) throw loneSurrogate(at);
+      return JSON.stringify(value);
+    case "number":
+      checkNumber(value, at);
+      // ECMAScript Number::toString is JCS's number form; JSON.stringify also maps -0 to 0.
+      return JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object": {
+      if (value === null) return "null";
+      if (depth >= maxDepth) throw tooDeep(maxDepth, at);
+      if (Array.isArray(value)) {
+        let out = "[";
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ",";
+          const child = at === null ? null : `${at}/${i}`;
+          if (!(i in value)) throw nonPlain("a sparse array", child);
+          out += write(value[i], depth + 1, maxDepth, child);
+        }
+        return `${out}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        throw nonPlain(`an instance of ${(value as object).constructor?.name ?? "a class"}`, at);
+      }
+      // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
+      const keys = Object.keys(value).sort();
+      let out = "{";
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
+        if (LONE_SURROGATE.test(key)) throw loneSurrogate(at);
+        if (i > 0) out += ",";
+        const child = at === null ? null : `${at}/${escapePointer(key)}`;
+        out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], depth + 1, maxDepth, child)}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      throw nonPlain(value === undefined ? "undefined" : `a ${typeof value}`, at);
+  }
+}
+
+/** Throws unless `n` is finite and, when integral, within ±(2^53−1). */
+function checkNumber(n: number, at: string | null): void {
+  if (!Number.isFinite(n)) {
+    throw new ContractError("INVALID_REQUEST", `Cannot canonicalize JSON: number ${where(at)} is not finite`, {
+      reason: "non_finite_number",
+      pointer: at ?? "",
+    });
+  }
+  if (Number.isInteger(n) && !Number.isSafeInteger(n)) throw integerOutOfRange(at);
+}
+
+function integerOutOfRange(at: string | null): ContractError {
+  return new ContractError(
+    "INVALID_REQUEST",
+    `Cannot accept JSON: integer ${where(at)} is outside ±(2^53−1) and would lose precision`,
+    { reason: "integer_out_of_range", pointer: at ?? "" },
+  );
+}
+
+function tooDeep(maxDepth: number, at: string | null): ContractError {
+  return new ContractError("INVALID_REQUEST", `Cannot accept JSON: nesting deeper than ${maxDepth} ${where(at)}`, {
+    reason: "json_too_deep",
+    limit: maxDepth,
+    pointer: at ?? "",
+  });
+}
+
+function loneSurrogate(at: string | null): ContractError {
+  return new ContractError("INVALID_REQUEST", `Cannot accept JSON: string ${where(at)} holds an unpaired surrogate`, {
+    reason: "lone_surrogate",
+    pointer: at ?? "",
+  });
+}
+
+function nonPlain(what: string, at: string | null): ContractError {
+  return new ContractError("INVALID_REQUEST", `Cannot canonicalize JSON: ${what} ${where(at)} is not JSON data`, {
+    reason: "non_json_value",
+    pointer: at ?? "",
+  });
+}
+
+/** Where in the value an error is, for messages. */
+function where(at: string | null): string {
+  return at ? `at "${at}"` : "at the top level";
+}
+
+/** RFC 6901 escaping of one reference token. */
+function escapePointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** Limits of `safeJsonParse`. */
+export interface ParseLimits {
+  /** Maximum nesting of arrays and objects (default 64). */
+  maxDepth?: number;
+  /** Maximum text length in UTF-16 code units; longer is PAYLOAD_TOO_LARGE. */
+  maxLength?: number;
+}
+
+/**
+ * JSON.parse with the hub's hardening: nesting beyond the limit is refused before parsing
+ * (so deep input cannot exhaust the stack), integers beyond ±(2^53−1) (which JSON.parse
+ * would silently round), lone surrogates and `__proto__` keys are refused after it.
+ * `__proto__` is refused outright rather than kept as an own property, because any later
+ * spread or merge of such an object would set a prototype. Errors are INVALID_REQUEST with
+ * a `reason` and, where known, the text `position` or the JSON `pointer`.
+ */
+export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
+  const maxDepth = limits.maxDepth ?? DEFAULT_LIMITS.jsonDepth;
+  if (limits.maxLength !== undefined && text.length > limits.maxLength) {
+    throw new ContractError(
+      "PAYLOAD_TOO_LARGE",
+      `Cannot parse JSON: text is longer than the limit of ${limits.maxLength}`,
+      {
+        reason: "json_too_long",
+        limit: limits.maxLength,
+      },
+    );
+  }
+  scanDepth(text, maxDepth);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const match = /position (\d+)/.exec(message);
+    throw new ContractError(
+      "INVALID_REQUEST",
+      `Cannot parse JSON: ${message}`,
+      match ? { reason: "json_syntax", position: Number(match[1]) } : { reason: "json_syntax" },
+    );
+  }
+  try {
+    checkParsed(value, null);
+  } catch (err) {
+    if (err instanceof ContractError) checkParsed(value, "");
+    throw err;
+  }
+  return value;
+}
+
+/** Rejects nesting deeper than `maxDepth`, skipping string contents. */
+function scanDepth(text: string, maxDepth: number): void {
+  let depth = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return; // unterminated: JSON.parse reports it with its position
+        let k = q - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        i = q;
+        if ((q - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) {
+        throw new ContractError(
+          "INVALID_REQUEST",
+          `Cannot parse JSON: nesting deeper than ${maxDepth} at position ${i}`,
+          {
+            reason: "json_too_deep",
+            limit: maxDepth,
+            position: i,
+          },
+        );
+      }
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+}
+
+function checkParsed(value: unknown, at: string | null): void {
+  if (typeof value === "number") {
+    // 1e400 parses to Infinity: out of range just like a too-large integer.
+    if (!Number.isSafeInteger(value) && (Number.isInteger(value) || !Number.isFinite(value))) {
+      throw integerOutOfRange(at);
+    }
+  } else if (typeof value === "string") {
+    if (LONE_SURROGATE.test(value)) throw loneSurrogate(at);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) checkParsed(value[i], at === null ? null : `${at}/${i}`);
+  } else if (value !== null && typeof value === "object") {
+    for (const key of Object.keys(value)) {
+      if (key === "__proto__") {
+        throw new ContractError("INVALID_REQUEST", `Cannot accept JSON: key "__proto__" ${where(at)} is not allowed`, {
+          reason: "forbidden_key",
+          pointer: at ?? "",
+        });
+      }
+      if (LONE_SURROGATE.test(key)) throw loneSurrogate(at);
+      checkParsed((value as Record<string, unknown>)[key], at === null ? null : `${at}/${escapePointer(key)}`);
+    }
+  }
+}

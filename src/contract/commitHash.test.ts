@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { test } from "node:test";
+import { assertContractError } from "./assertContractError.js";
+import type { Operation } from "./Commit.js";
+import {
+  commitCanonicalText,
+  commitPayload,
+  computeCommitHash,
+  signCommit,
+  verifyCommitSignature,
+  verifyCommitSignatureAsync,
+} from "./commitHash.js";
+import { generateKeyPair } from "./keys.js";
+
+const data: Operation[] = [
+  { method: "post", path: "/users/buyer.id", value: "ab".repeat(32) },
+  { method: "action", value: "DEPOSIT" },
+];
+
+test("the hashed text is JCS of {contract_id, parent, data}", () => {
+  assert.equal(
+    commitCanonicalText("c1", null, data),
+    `{"contract_id":"c1","data":[{"method":"post","path":"/users/buyer.id","value":"${"ab".repeat(32)}"},{"method":"action","value":"DEPOSIT"}],"parent":null}`,
+  );
+  assert.equal(
+    computeCommitHash("c1", null, data),
+    createHash("sha256")
+      .update(commitCanonicalText("c1", null, data))
+      .digest("hex"),
+  );
+  assert.match(computeCommitHash("c1", null, data), /^[0-9a-f]{64}$/);
+});
+
+test("absent fields are dropped, never hashed as undefined or null", () => {
+  const op = { method: "action", path: undefined, value: "X" } as unknown as Operation;
+  assert.deepEqual(commitPayload("c", null, [op]).data, [{ method: "action", value: "X" }]);
+  assert.equal(computeCommitHash("c", null, [op]), computeCommitHash("c", null, [{ method: "action", value: "X" }]));
+});
+
+test("contract id, parent, operation order and values all change the hash", () => {
+  const base = computeCommitHash("c1", null, data);
+  const parent = "00".repeat(32);
+  const variants = [
+    computeCommitHash("c2", null, data),
+    computeCommitHash("c1", parent, data),
+    computeCommitHash("c1", null, [...data].reverse()),
+    computeCommitHash("c1", null, [data[0]!, { method: "action", value: "DEPOSIT2" }]),
+  ];
+  assert.equal(new Set([base, ...variants]).size, 5);
+});
+
+test("signCommit signs the 32 raw hash bytes; verification is strict", async () => {
+  const { seed, publicKey } = generateKeyPair();
+  const hash = computeCommitHash("c1", null, data);
+  const sig = signCommit(hash, seed);
+  assert.match(sig, /^[0-9a-f]{128}$/);
+  assert.equal(verifyCommitSignature(hash, publicKey, sig), true);
+  assert.equal(await verifyCommitSignatureAsync(hash, publicKey, sig), true);
+  const other = computeCommitHash("c1", "11".repeat(32), data);
+  assert.equal(verifyCommitSignature(other, publicKey, sig), false);
+  assert.equal(verifyCommitSignature(hash, generateKeyPair().publicKey, sig), false);
+  assertContractError(
+    () => verifyCommitSignature(hash.toUpperCase(), publicKey, sig),
+    "INVALID_REQUEST",
+    "hex_upper_case",
+  );
+  assertContractError(
+    () => verifyCommitSignature(hash, publicKey, sig.slice(2)),
+    "INVALID_REQUEST",
+    "hex_wrong_length",
+  );
+  await assert.rejects(verifyCommitSignatureAsync(hash, publicKey, "zz"), { code: "INVALID_REQUEST" });
+});
