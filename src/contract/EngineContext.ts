@@ -1,0 +1,55 @@
+import type { Operation } from "./Commit.js";
+import type { Limits } from "./limits.js";
+import type { StoredCommit } from "./StoredCommit.js";
+
+/** A predicate result (LANGUAGE.md §6). */
+export interface PredicateResult {
+  valid: boolean;
+  gas_used: number;
+  errors: string[];
+}
+
+/** Runs custom WASM predicates; the engine passes the module bytes it found at `/_code/custom/<name>.wasm`. */
+export type WasmRunner = (moduleBytes: Uint8Array, input: unknown) => Promise<PredicateResult>;
+
+/**
+ * An asset effect the engine accepted locally; the hub checks the cross-contract part
+ * (balances, SEND existence, receipt) inside the write transaction (PROTOCOL.md §6).
+ */
+export interface AssetOperation {
+  /** Position of the operation in the commit's data. */
+  opIndex: number;
+  op: Operation;
+}
+
+/**
+ * Cross-contract facts the engine cannot know alone. The hub implements it over its store;
+ * a working copy implements what it can. Each check throws ContractError VALIDATION_FAILED
+ * with `details.rpc_code` on failure. `null` hooks (the default) accept every asset operation
+ * that is well formed, which is what a contract-local replay needs (LANGUAGE.md §4: replay
+ * does not re-validate cross-contract facts).
+ */
+export interface AssetHooks {
+  /** Called in operation order for each create/send/recv/repost of a commit, before it is accepted. */
+  check(contractId: string, commitHash: string, ops: AssetOperation[]): Promise<void> | void;
+}
+
+/** What the engine needs from its caller to decide one commit. No I/O happens in the engine itself. */
+export interface EngineContext {
+  /** Receipt time of the commit, integer seconds; replay passes the stored time. */
+  timestamp: number;
+  limits?: Limits;
+  /** Position of a commit of this contract by hash, or null (hash-anchored rules). */
+  commitIndex?(hash: string): Promise<number | null> | number | null;
+  /** The contract's stored log from index 0, in order (MODEL replay, hash anchors). */
+  readLog?(): AsyncIterable<StoredCommit> | Iterable<StoredCommit>;
+  assets?: AssetHooks | null;
+  wasm?: WasmRunner | null;
+  /**
+   * Signer keys already verified for this commit (hex), e.g. in parallel for a whole push.
+   * When absent the engine verifies the signatures itself.
+   */
+  verifiedSigners?: string[];
+  /** Skip signature and attestation verification (replay of the hub's own trusted store). */
+  trusted?: boolean;
+}
