@@ -211,8 +211,12 @@ class Evaluator {
     return r;
   }
 
-  /** `[<L>] f` = `[L̄] false & <L> f`. */
+  /**
+   * `[<L>] f` = `[L̄] false & <L> f`. An empty L cannot be refused, so `[<>] f` = `<> f` as in
+   * the reference (the literal expansion would give `[] false & <> f`, which is empty).
+   */
   private diamondBox(f: Formula & { label: Property[] }, target: StateSet): StateSet {
+    if (f.label.length === 0) return this.diamond(null, target);
     const committed = this.box(this.mask(f, true), this.none);
     const possible = this.diamond(this.mask(f), target);
     return this.map2(committed, possible, (a, b) => a & b);
