@@ -1,0 +1,41 @@
+import { createHash } from "node:crypto";
+import { InvalidModuleError } from "./InvalidModuleError.js";
+import { instrumentModule } from "./instrumentModule.js";
+import { type WasmModuleHandle, wasm } from "./wasmApi.js";
+
+/** A module ready to run, or the reason it never will. */
+export type CompiledPredicate = { ok: true; module: WasmModuleHandle } | { ok: false; error: string };
+
+const CACHE_SIZE = 128;
+const cache = new Map<string, Promise<CompiledPredicate>>();
+
+/**
+ * Instruments and compiles a predicate module, memoised by SHA-256 of its bytes and the
+ * page limit (which is written into the instrumented memory section). Rejections are
+ * cached too: the same bytes always fail the same way.
+ */
+export function compilePredicate(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
+  const key = `${createHash("sha256").update(bytes).digest("hex")}:${maxMemoryPages}`;
+  const hit = cache.get(key);
+  if (hit) {
+    // Re-insert to keep the Map's iteration order least-recently-used first.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const compiled = compile(bytes, maxMemoryPages);
+  cache.set(key, compiled);
+  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  return compiled;
+}
+
+async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
+  let instrumented: Uint8Array;
+  try {
+    instrumented = instrumentModule(bytes, maxMemoryPages);
+  } catch (e) {
+    if (e instanceof InvalidModuleError) return { ok: false, error: e.message };
+    throw e;
+  }
+  return { ok: true, module: await wasm.compile(instrumented) };
+}
