@@ -110,6 +110,23 @@ describe("evaluate: parts and names", () => {
   });
 });
 
+describe("evaluate: approximation reuse", () => {
+  // c and d cycle without meeting a: reusing the inner lfp from the previous outer iteration
+  // (a set that is too large once Y shrinks) would keep {c, d}.
+  const lts = compileModel(parseModel("model R { part p { c -> d\n d -> c\n c -> a\n a -> b\n b -> b } }"));
+  test("an inner lfp restarts when the enclosing gfp variable shrinks", () => {
+    assert.deepEqual(stateSetToList(evaluate(lts, parseFormula("gfp(Y, lfp(X, (a & <>Y) | <>X))"))), []);
+  });
+  test("an inner fixed point of the same kind keeps its approximation and stays exact", () => {
+    const f = parseFormula("lfp(Y, b | lfp(X, <>Y | <>X))");
+    assert.deepEqual(Array.from(evaluate(lts, f)), Array.from(evaluate(lts, f, { strategy: "naive" })));
+    assert.deepEqual(
+      stateSetToList(evaluate(lts, f)).map((s) => lts.displayNames[s]),
+      ["c", "d", "a", "b"],
+    );
+  });
+});
+
 describe("evaluate: rejections", () => {
   test("non-monotone fixed point names the variable", () => {
     assert.throws(
