@@ -74,7 +74,7 @@ function buildFormula(choices: readonly number[], maxDepth: number): Formula {
       case 8:
       case 9:
       case 10:
-        return { kind: (["diamond", "box", "diamondbox"] as const)[c - 8], label: label(), arg: sub() };
+        return { kind: (["diamond", "box", "diamondbox"] as const)[c - 8]!, label: label(), arg: sub() };
       case 11:
       case 12:
       case 14:
