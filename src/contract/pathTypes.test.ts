@@ -1,0 +1,200 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { assertContractError } from "./assertContractError.js";
+import type { Operation } from "./Commit.js";
+import { withLimits } from "./limits.js";
+import {
+  checkOperationPaths,
+  checkPathSyntax,
+  checkValueForPath,
+  KNOWN_EXTENSIONS,
+  pathExtension,
+} from "./pathTypes.js";
+
+const ID = "ab".repeat(32);
+const EMPTY_WASM = Buffer.from("0061736d01000000", "hex").toString("base64");
+const MODEL = "model m { a -> b [+GO] b -> b }";
+const RULE = "export default rule { formula { <+GO> true } }";
+
+test("extensions are recognised by the last segment's suffix", () => {
+  assert.equal(pathExtension("/users/buyer.id"), ".id");
+  assert.equal(pathExtension("/a.json/b.text"), ".text");
+  assert.equal(pathExtension("/notes/readme.txt"), null);
+  assert.equal(pathExtension("/notes/.id"), null);
+  assert.equal(pathExtension("/notes/id"), null);
+  assert.equal(pathExtension("/x.ID"), null);
+  assert.equal(KNOWN_EXTENSIONS.length, 9);
+});
+
+test("path syntax", () => {
+  for (const ok of ["/a.text", "/a/b-c/d_e.f.json", "/_code/custom/p.wasm"]) checkPathSyntax(ok);
+  for (const bad of [
+    "a.text",
+    "/",
+    "//a.text",
+    "/a/.text/",
+    "/a b.text",
+    "/a/../b.text",
+    "/a/./b.text",
+    "/a/é.text",
+    "/a\n.text",
+  ]) {
+    assert.equal(assertContractError(() => checkPathSyntax(bad), "VALIDATION_FAILED", "path_syntax").path, bad);
+  }
+});
+
+test("values must match their extension", () => {
+  const good: [string, unknown][] = [
+    ["/u/a.id", ID],
+    ["/t.text", ""],
+    ["/t.md", "# hi"],
+    ["/b.bool", false],
+    ["/j.json", null],
+    ["/j.json", { a: [1, "x"] }],
+    ["/d.date", "2024-02-29"],
+    ["/d.datetime", "2024-02-29T10:00:00+01:00"],
+    ["/_code/custom/p.wasm", EMPTY_WASM],
+    ["/m.modality", MODEL],
+    ["/r.modality", RULE],
+  ];
+  for (const [path, value] of good) checkValueForPath(path, value);
+  const bad: [string, unknown][] = [
+    ["/u/a.id", ID.toUpperCase()],
+    ["/u/a.id", `ed25519:${ID}`],
+    ["/u/a.id", ID.slice(2)],
+    ["/t.text", 5],
+    ["/t.md", null],
+    ["/b.bool", "true"],
+    ["/b.bool", 1],
+    ["/d.date", "2023-02-29"],
+    ["/d.date", 20240101],
+    ["/d.datetime", "2024-02-29T10:00:00"],
+    ["/p.wasm", "not base64!"],
+    ["/p.wasm", 7],
+    ["/m.modality", 3],
+  ];
+  for (const [path, value] of bad) {
+    const d = assertContractError(() => checkValueForPath(path, value), "VALIDATION_FAILED", "value_type");
+    assert.equal(d.path, path);
+    assert.equal(d.extension, pathExtension(path));
+  }
+});
+
+test(".wasm must be a module WebAssembly accepts; .modality must parse", () => {
+  assertContractError(
+    () => checkValueForPath("/p.wasm", Buffer.from("0061736d02000000", "hex").toString("base64")),
+    "VALIDATION_FAILED",
+    "wasm_invalid",
+  );
+  const d = assertContractError(
+    () => checkValueForPath("/m.modality", "model m { a -> }"),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assert.deepEqual([d.line, d.column], [1, 16]);
+});
+
+const op = (o: Record<string, unknown>) => o as unknown as Operation;
+
+test("posts: typed paths outside the reserved prefixes", () => {
+  checkOperationPaths(op({ method: "post", path: "/users/buyer.id", value: ID }));
+  for (const path of ["/model/x.text", "/rules/r.modality", "/reposts/c1/a.text"]) {
+    assertContractError(
+      () => checkOperationPaths(op({ method: "post", path, value: "x" })),
+      "VALIDATION_FAILED",
+      "reserved_path",
+    );
+  }
+  assertContractError(
+    () => checkOperationPaths(op({ method: "post", path: "/a.txt", value: "x" })),
+    "VALIDATION_FAILED",
+    "unknown_extension",
+  );
+});
+
+test("rule, model and repost paths", () => {
+  checkOperationPaths(op({ method: "rule", path: "/rules/r1.modality", value: RULE }));
+  checkOperationPaths(op({ method: "rule", value: RULE }));
+  assertContractError(
+    () => checkOperationPaths(op({ method: "rule", path: "/rules/auth.txt", value: RULE })),
+    "VALIDATION_FAILED",
+    "rule_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "rule", path: "/rules/a/b.modality", value: RULE })),
+    "VALIDATION_FAILED",
+    "rule_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "rule", path: "/rules/r.modality", value: MODEL })),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "rule", path: "/rules/r.modality", value: 1 })),
+    "VALIDATION_FAILED",
+    "value_type",
+  );
+
+  checkOperationPaths(op({ method: "model", path: "/model/default.modality", value: MODEL }));
+  checkOperationPaths(op({ method: "model", value: MODEL }));
+  assertContractError(
+    () => checkOperationPaths(op({ method: "model", path: "/model/other.modality", value: MODEL })),
+    "VALIDATION_FAILED",
+    "model_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "model", value: RULE })),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "model", value: `${MODEL}\n${MODEL}` })),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+
+  checkOperationPaths(op({ method: "repost", path: "/reposts/c_src/users/buyer.id", value: ID }));
+  assertContractError(
+    () => checkOperationPaths(op({ method: "repost", path: "/reposted/c/a.text", value: "x" })),
+    "VALIDATION_FAILED",
+    "repost_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "repost", path: "/reposts/c.a/a.text", value: "x" })),
+    "VALIDATION_FAILED",
+    "repost_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "repost", path: "/reposts/c1", value: "x" })),
+    "VALIDATION_FAILED",
+    "repost_path",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "repost", path: "/reposts/c1/a.bool", value: "x" })),
+    "VALIDATION_FAILED",
+    "value_type",
+  );
+});
+
+test("genesis model and rules must parse; text sizes are limited", () => {
+  checkOperationPaths(op({ method: "genesis", value: { model: MODEL, rules: [RULE], owner: ID } }));
+  checkOperationPaths(op({ method: "genesis", value: { model: null, rules: [], owner: ID } }));
+  assertContractError(
+    () => checkOperationPaths(op({ method: "genesis", value: { model: RULE, rules: [], owner: ID } })),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assertContractError(
+    () => checkOperationPaths(op({ method: "genesis", value: { model: null, rules: ["rule {"], owner: ID } })),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  const limits = withLimits({ ruleTextBytes: 10 });
+  const d = assertContractError(
+    () => checkOperationPaths(op({ method: "rule", value: RULE }), limits),
+    "PAYLOAD_TOO_LARGE",
+    "text_too_large",
+  );
+  assert.equal(d.limit, "ruleTextBytes");
+});

@@ -1,0 +1,204 @@
+/**
+ * One step of a contract through its model (LANGUAGE.md §5): which transitions leaving the
+ * current states a commit enables, the new state set, and, when none is enabled, why not.
+ */
+import type { Property } from "../lang/ast.js";
+import type { Lts, LtsTransition } from "../lang/Lts.js";
+import { printProperty } from "../lang/printer.js";
+import { isPredicate, propertyKey } from "../lang/properties.js";
+import { evaluateBuiltin, type PredicateInput, pathCovers } from "../predicates/builtinPredicates.js";
+import type { Operation } from "./Commit.js";
+import type { PredicateResult, WasmRunner } from "./EngineContext.js";
+
+/** Methods whose operations need a transition that names them (LANGUAGE.md §5). */
+const SENSITIVE: Readonly<Record<string, string>> = {
+  model: "MODEL",
+  rule: "RULE",
+  create: "CREATE",
+  send: "SEND",
+  recv: "RECV",
+  repost: "REPOST",
+};
+
+/** Everything known about a commit when matching it against transitions. */
+export interface CommitFacts {
+  contractId: string;
+  hash: string;
+  parent: string | null;
+  /** Static facts: action labels and upper-cased methods. */
+  labels: ReadonlySet<string>;
+  input: PredicateInput;
+  wasm: WasmRunner | null;
+  /** Predicate results of this commit by property key, so each is evaluated once. */
+  cache: Map<string, PredicateResult>;
+}
+
+/** Builds the facts of a commit. */
+export function commitFacts(init: Omit<CommitFacts, "labels" | "cache">, actionLabels: readonly string[]): CommitFacts {
+  const labels = new Set<string>(actionLabels);
+  for (const op of init.input.ops) if (op.method !== "genesis") labels.add(op.method.toUpperCase());
+  return { ...init, labels, cache: new Map() };
+}
+
+/** One property of a candidate transition that stopped it. */
+export interface FailedProperty {
+  property: string;
+  kind: "missing" | "forbidden" | "needs_label" | "needs_modifies";
+  errors?: string[];
+}
+
+/** A transition leaving a current state, and what stopped it (empty when enabled). */
+export interface Candidate {
+  from: string;
+  to: string;
+  label: string;
+  failed: FailedProperty[];
+}
+
+export interface StepResult {
+  /** New current states, sorted; empty when the commit is rejected. */
+  next: number[];
+  /** When rejected: every transition tried, ranked by number of failed properties. */
+  candidates: Candidate[];
+}
+
+/** The text of a label list, as in a model: `+DEPOSIT +signed_by(/users/buyer.id)`. */
+export function labelText(label: readonly Property[]): string {
+  return label.map(printProperty).join(" ");
+}
+
+const CUSTOM_CODE_PREFIX = "/_code/custom/";
+
+async function evaluateCustom(p: Property, facts: CommitFacts): Promise<PredicateResult> {
+  const path = `${CUSTOM_CODE_PREFIX}${p.name}.wasm`;
+  const encoded = facts.input.data.get(path);
+  if (typeof encoded !== "string") return { valid: false, gas_used: 0, errors: [`no predicate module at ${path}`] };
+  if (facts.wasm === null) return { valid: false, gas_used: 0, errors: ["custom predicates are not enabled here"] };
+  const { input } = facts;
+  return facts.wasm(Buffer.from(encoded, "base64"), {
+    args: p.args ?? [],
+    contract_id: facts.contractId,
+    commit: {
+      hash: facts.hash,
+      parent: facts.parent,
+      data: input.ops,
+      labels: [...facts.labels],
+      signers: [...input.signers],
+      timestamp: input.timestamp,
+    },
+    state: Object.fromEntries(input.data),
+  });
+}
+
+/** Whether property `p` (canonical, sign ignored) holds for the commit. */
+export async function propertyHolds(p: Property, facts: CommitFacts): Promise<PredicateResult> {
+  if (!isPredicate(p)) return { valid: facts.labels.has(p.name), gas_used: 0, errors: [] };
+  const key = propertyKey(p);
+  const cached = facts.cache.get(key);
+  if (cached !== undefined) return cached;
+  const result = evaluateBuiltin(p.name, p.args ?? [], facts.input) ?? (await evaluateCustom(p, facts));
+  facts.cache.set(key, result);
+  return result;
+}
+
+/**
+ * What a transition must carry for the commit's sensitive operations: `+MODEL` etc., and a
+ * `+modifies(p)` covering each overwritten `.id` value and each post under `/_code/`.
+ */
+export function sensitiveNeeds(
+  ops: readonly Operation[],
+  data: ReadonlyMap<string, unknown>,
+): { labels: string[]; paths: string[] } {
+  const labels = new Set<string>();
+  const paths: string[] = [];
+  for (const op of ops) {
+    const label = SENSITIVE[op.method];
+    if (label !== undefined) labels.add(label);
+    if (op.method === "post" && op.path !== undefined) {
+      const overwrite = op.path.endsWith(".id") && data.has(op.path) && data.get(op.path) !== op.value;
+      if (overwrite || op.path.startsWith("/_code/")) paths.push(op.path);
+    }
+  }
+  return { labels: [...labels], paths };
+}
+
+async function judge(
+  t: LtsTransition,
+  facts: CommitFacts,
+  needs: { labels: string[]; paths: string[] },
+): Promise<FailedProperty[]> {
+  const failed: FailedProperty[] = [];
+  for (const p of t.label) {
+    const result = await propertyHolds(p, facts);
+    if (p.sign === "+" && !result.valid) {
+      failed.push({
+        property: printProperty(p),
+        kind: "missing",
+        ...(result.errors.length ? { errors: result.errors } : {}),
+      });
+    } else if (p.sign === "-" && result.valid) {
+      failed.push({ property: printProperty(p), kind: "forbidden" });
+    }
+  }
+  for (const name of needs.labels) {
+    if (!t.label.some((p) => p.sign === "+" && p.name === name && p.args === null)) {
+      failed.push({ property: `+${name}`, kind: "needs_label" });
+    }
+  }
+  for (const path of needs.paths) {
+    const covered = t.label.some(
+      (p) => p.sign === "+" && p.name === "modifies" && p.args !== null && pathCovers(p.args[0] ?? "", path),
+    );
+    if (!covered) failed.push({ property: `+modifies(${path})`, kind: "needs_modifies" });
+  }
+  return failed;
+}
+
+async function enabled(
+  t: LtsTransition,
+  facts: CommitFacts,
+  needs: { labels: string[]; paths: string[] },
+): Promise<boolean> {
+  for (const p of t.label) {
+    if ((await propertyHolds(p, facts)).valid !== (p.sign === "+")) return false;
+  }
+  for (const name of needs.labels) {
+    if (!t.label.some((p) => p.sign === "+" && p.name === name && p.args === null)) return false;
+  }
+  return needs.paths.every((path) =>
+    t.label.some(
+      (p) => p.sign === "+" && p.name === "modifies" && p.args !== null && pathCovers(p.args[0] ?? "", path),
+    ),
+  );
+}
+
+/**
+ * Steps the state set `current` with a commit: the new states are the targets of every
+ * enabled transition leaving a current state (models may be nondeterministic). When none is
+ * enabled, `candidates` explains every transition that was tried; accepted steps skip that work.
+ */
+export async function step(lts: Lts, current: readonly number[], facts: CommitFacts): Promise<StepResult> {
+  const needs = sensitiveNeeds(facts.input.ops, facts.input.data);
+  const next = new Set<number>();
+  for (const s of current) {
+    for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
+      const t = lts.transitions[lts.succEdge[i]!]!;
+      if (await enabled(t, facts, needs)) next.add(t.to);
+    }
+  }
+  if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };
+  const candidates: Candidate[] = [];
+  for (const s of current) {
+    for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
+      const t = lts.transitions[lts.succEdge[i]!]!;
+      candidates.push({
+        from: lts.displayNames[t.from]!,
+        to: lts.displayNames[t.to]!,
+        label: labelText(t.label),
+        failed: await judge(t, facts, needs),
+      });
+    }
+  }
+  candidates.sort((a, b) => a.failed.length - b.failed.length);
+  return { next: [], candidates };
+}
