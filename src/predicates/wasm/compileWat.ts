@@ -18,3 +18,12 @@ export async function compileWat(source: string, features: Features = {}): Promi
     module.destroy();
   }
 }
+
+/** WAT for a module with the predicate ABI: `extra` fields first, then memory, alloc, and evaluate with `body`. */
+export function abiModuleWat(body: string, extra = ""): string {
+  return `(module
+    ${extra}
+    (memory (export "memory") 1)
+    (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+    (func (export "evaluate") (param $ptr i32) (param $len i32) (result i32) ${body}))`;
+}

@@ -5,7 +5,11 @@
 export interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   compile(bytes: Uint8Array): Promise<WasmModuleHandle>;
-  Module: new (bytes: Uint8Array) => WasmModuleHandle;
+  Module: {
+    new (bytes: Uint8Array): WasmModuleHandle;
+    exports(module: WasmModuleHandle): { name: string; kind: string }[];
+  };
+  Instance: new (module: WasmModuleHandle, imports: object) => { exports: Record<string, unknown> };
   instantiate(module: WasmModuleHandle, imports: object): Promise<{ exports: Record<string, unknown> }>;
 }
 
