@@ -1,12 +1,120 @@
-import type { Io } from "./Io.js";
+import { readFile } from "node:fs/promises";
+import type { Formula } from "../lang/ast.js";
+import { checkAtInitial } from "../lang/check.js";
+import { BudgetExceededError, FormulaError, ModelError } from "../lang/checkErrors.js";
+import type { Counterexample } from "../lang/counterexample.js";
+import { stateSetToList } from "../lang/evaluate.js";
+import { labelText } from "../lang/graph.js";
+import { compileModel, type Lts } from "../lang/Lts.js";
+import { ParseError, parseFormula, parseModel } from "../lang/parser.js";
+import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
 
-/** `contract-hub model check <model-file> <formula> [--json]` (implemented with the checker). */
+/** Reads, parses and compiles a model file; reports errors as `file:line:col: message` and returns null. */
+export async function loadModelFile(file: string, io: Io, command: string): Promise<Lts | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    io.err(`${command}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+  try {
+    return compileModel(parseModel(text));
+  } catch (error) {
+    // ParseError and positioned ModelErrors already start with "line:col: ".
+    if (error instanceof ParseError || error instanceof ModelError) {
+      io.err(`${file}:${error.message}`);
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** Model warnings, one line each on stderr. */
+export function printWarnings(lts: Lts, io: Io): void {
+  for (const w of lts.warnings) io.err(`warning: ${w.message}`);
+}
+
+/** A counterexample with state names (`part:name` when `qualified`) and label texts. */
+export function counterexampleJson(lts: Lts, cx: Counterexample, qualified = true) {
+  const name = (s: number) => (qualified ? lts.qualifiedNames[s]! : lts.displayNames[s]!);
+  return {
+    kind: cx.kind,
+    state: name(cx.state),
+    path: cx.path.map(name),
+    labels: cx.transitions.map((e) => labelText(lts.transitions[e]!.label)),
+    ...(cx.reachable ? { reachable: cx.reachable.map(name) } : {}),
+  };
+}
+
+/**
+ * `contract-hub model check <model-file> <formula> [--json]`: exit 0 when the formula holds at
+ * every part's initial state, 1 when it does not or when the model or formula is rejected.
+ */
 export async function modelCheckCommand(
-  _file: string,
-  _formula: string,
-  _opts: { json?: boolean },
+  file: string,
+  formulaText: string,
+  opts: { json?: boolean },
   io: Io,
 ): Promise<number> {
-  io.err("model check: not implemented yet");
-  return 1;
+  const lts = await loadModelFile(file, io, "model check");
+  if (!lts) return EXIT_FAILED;
+  let formula: Formula;
+  try {
+    formula = parseFormula(formulaText);
+  } catch (error) {
+    if (error instanceof ParseError) {
+      io.err(`<formula>:${error.message}`);
+      return EXIT_FAILED;
+    }
+    throw error;
+  }
+  let result: ReturnType<typeof checkAtInitial>;
+  try {
+    result = checkAtInitial(lts, formula);
+  } catch (error) {
+    if (error instanceof FormulaError || error instanceof BudgetExceededError) {
+      io.err(`<formula>: ${error.message}`);
+      return EXIT_FAILED;
+    }
+    throw error;
+  }
+  const cx = result.failing?.counterexample;
+  if (opts.json) {
+    const states = stateSetToList(result.satisfying)
+      .map((s) => lts.qualifiedNames[s]!)
+      .sort();
+    io.out(
+      JSON.stringify({
+        states,
+        holds_at_initial: result.holds,
+        ...(cx ? { counterexample: counterexampleJson(lts, cx) } : {}),
+      }),
+    );
+  } else {
+    printWarnings(lts, io);
+    io.out(summary(lts, result.holds, stateSetToList(result.satisfying), cx));
+  }
+  return result.holds ? EXIT_OK : EXIT_FAILED;
+}
+
+function summary(lts: Lts, holds: boolean, satisfying: number[], cx: Counterexample | undefined): string {
+  const name = (s: number) => lts.displayNames[s]!;
+  const initial = lts.initialStates.map(name).join(", ") || "(none)";
+  const lines = [
+    `model ${lts.name}: ${lts.stateCount} states, ${lts.transitionCount} transitions, ${lts.parts.length} part(s)`,
+    `holds at ${satisfying.length} of ${lts.stateCount} states${satisfying.length ? `: ${satisfying.map(name).join(", ")}` : ""}`,
+    `at the initial state (${initial}): ${holds ? "holds" : "does not hold"}`,
+  ];
+  if (cx) {
+    lines.push(`fails at ${name(cx.state)}`);
+    if (cx.transitions.length > 0) {
+      const steps = cx.transitions.map(
+        (e, i) => ` --[${labelText(lts.transitions[e]!.label)}]--> ${name(cx.path[i + 1]!)}`,
+      );
+      lines.push(`  path: ${name(cx.path[0]!)}${steps.join("")}`);
+    }
+    if (cx.reachable) lines.push(`  target unreachable; reachable: ${cx.reachable.map(name).join(", ")}`);
+  }
+  return lines.join("\n");
 }

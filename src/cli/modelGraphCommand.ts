@@ -1,7 +1,12 @@
-import type { Io } from "./Io.js";
+import { toDot, toMermaid } from "../lang/graph.js";
+import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { loadModelFile, printWarnings } from "./modelCheckCommand.js";
 
-/** `contract-hub model graph <file>` (implemented with the checker). */
-export async function modelGraphCommand(_file: string, io: Io): Promise<number> {
-  io.err("model graph: not implemented yet");
-  return 1;
+/** `contract-hub model graph <file>`: Graphviz DOT, then Mermaid, on stdout; warnings on stderr. */
+export async function modelGraphCommand(file: string, io: Io): Promise<number> {
+  const lts = await loadModelFile(file, io, "model graph");
+  if (!lts) return EXIT_FAILED;
+  io.out(`// Graphviz DOT\n${toDot(lts)}\n\n%% Mermaid\n${toMermaid(lts)}`);
+  printWarnings(lts, io);
+  return EXIT_OK;
 }
