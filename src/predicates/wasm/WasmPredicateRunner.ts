@@ -75,7 +75,7 @@ export class WasmPredicateRunner {
   private worker: Worker | undefined;
   private online: Promise<void> | undefined;
   private readonly queue: Job[] = [];
-  private current: { job: Job; id: number; timer: NodeJS.Timeout } | undefined;
+  private current: { job: Job; id: number; timer: NodeJS.Timeout | undefined } | undefined;
   private nextId = 1;
 
   /** Evaluates a predicate module on one input; never rejects for module faults. */
@@ -147,12 +147,13 @@ export class WasmPredicateRunner {
     if (this.current || this.queue.length === 0) return;
     const job = this.queue.shift()!;
     const id = this.nextId++;
-    const timer = setTimeout(() => this.timeOut(id), job.timeoutMs);
-    this.current = { job, id, timer };
+    this.current = { job, id, timer: undefined };
     if (!this.worker) this.online = this.spawn();
     const worker = this.worker!;
     await this.online;
-    if (this.current?.id !== id || this.worker !== worker) return; // timed out or lost while starting
+    if (this.current?.id !== id || this.worker !== worker) return; // lost while starting
+    // The clock starts once the worker is up, so spawning (tens of ms) never eats a job's budget.
+    this.current.timer = setTimeout(() => this.timeOut(id), job.timeoutMs);
     worker.ref();
     worker.postMessage({
       id,
