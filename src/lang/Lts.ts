@@ -121,7 +121,8 @@ export function compileModel(decl: ModelDecl): Lts {
       partByName.set(name, part);
       partBuilds.push(part);
     }
-    part.transitions.push(...transitions);
+    // A loop, not push(...): spreading 10^5 arguments overflows the stack.
+    for (const t of transitions) part.transitions.push(t);
   };
   // Direct transitions form the part `default`; a repeated part name continues the same component.
   if (decl.transitions.length > 0) addPart("default", decl.transitions);
@@ -129,13 +130,13 @@ export function compileModel(decl: ModelDecl): Lts {
 
   const stateNames: string[] = [];
   const statePartList: number[] = [];
-  const stateIds = new Map<string, number>();
+  const stateIds = partBuilds.map(() => new Map<string, number>());
   const stateOf = (part: number, name: string): number => {
-    const key = `${part}\u0000${name}`;
-    let id = stateIds.get(key);
+    const ids = stateIds[part]!;
+    let id = ids.get(name);
     if (id === undefined) {
       id = stateNames.length;
-      stateIds.set(key, id);
+      ids.set(name, id);
       stateNames.push(name);
       statePartList.push(part);
     }
@@ -198,7 +199,7 @@ export function compileModel(decl: ModelDecl): Lts {
       const targets = new Set(part.transitions.map((t) => t.to));
       name = (part.transitions.find((t) => !targets.has(t.from)) ?? part.transitions[0]!).from;
     }
-    partInitial[partIndex] = stateIds.get(`${partIndex}\u0000${name}`)!;
+    partInitial[partIndex] = stateIds[partIndex]!.get(name)!;
   });
   const initialStates = [...partInitial].filter((s) => s >= 0);
 
@@ -241,34 +242,42 @@ function csr(n: number, key: Uint32Array): [Uint32Array, Uint32Array] {
 
 function buildMentions(transitions: readonly LtsTransition[]) {
   const propIds = new Map<string, number>();
-  const perProp: Array<Map<number, number>> = [];
+  // Flat (property, transition, signs) triples first, then a counting sort into CSR: a Map per
+  // property costs several times more at 10^5 transitions.
+  const props: number[] = [];
+  const edges: number[] = [];
+  const signs: number[] = [];
   for (const t of transitions) {
+    const first = props.length;
     for (const p of t.label) {
       const key = propertyKey(p);
       let id = propIds.get(key);
       if (id === undefined) {
-        id = perProp.length;
+        id = propIds.size;
         propIds.set(key, id);
-        perProp.push(new Map());
       }
-      const edges = perProp[id]!;
-      edges.set(t.index, (edges.get(t.index) ?? 0) | signBit(p.sign));
+      // A label mentioning p twice (+p -p) is one mention carrying both signs.
+      let i = first;
+      while (i < props.length && props[i] !== id) i++;
+      if (i < props.length) signs[i]! |= signBit(p.sign);
+      else {
+        props.push(id);
+        edges.push(t.index);
+        signs.push(signBit(p.sign));
+      }
     }
   }
-  const mentionStart = new Uint32Array(perProp.length + 1);
-  perProp.forEach((edges, k) => {
-    mentionStart[k + 1] = mentionStart[k]! + edges.size;
-  });
-  const total = mentionStart[perProp.length]!;
-  const mentionEdge = new Uint32Array(total);
-  const mentionSigns = new Uint8Array(total);
-  perProp.forEach((edges, k) => {
-    let i = mentionStart[k]!;
-    for (const [edge, signs] of edges) {
-      mentionEdge[i] = edge;
-      mentionSigns[i++] = signs;
-    }
-  });
+  const mentionStart = new Uint32Array(propIds.size + 1);
+  for (const id of props) mentionStart[id + 1]!++;
+  for (let k = 0; k < propIds.size; k++) mentionStart[k + 1]! += mentionStart[k]!;
+  const fill = mentionStart.slice(0, propIds.size);
+  const mentionEdge = new Uint32Array(props.length);
+  const mentionSigns = new Uint8Array(props.length);
+  for (let i = 0; i < props.length; i++) {
+    const at = fill[props[i]!]!++;
+    mentionEdge[at] = edges[i]!;
+    mentionSigns[at] = signs[i]!;
+  }
   return { propIds, mentionStart, mentionEdge, mentionSigns };
 }
 
