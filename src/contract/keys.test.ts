@@ -105,8 +105,27 @@ test("the key cache is a bounded LRU", () => {
   assert.equal(cache.get(a), ka);
   assert.deepEqual(rawPublicKey(cache.get(b)), b);
   assert.equal(cache.size, 2);
-  // The shared cache keys by bytes, not by Buffer identity.
-  assert.equal(publicKeyCache.get(Buffer.from(a)), publicKeyCache.get(new Uint8Array(a)));
+  // The shared cache keys by content: bytes, hex and identity text share one entry.
+  const k = publicKeyCache.get(Buffer.from(a));
+  assert.equal(publicKeyCache.get(new Uint8Array(a)), k);
+  assert.equal(publicKeyCache.get(a.toString("hex")), k);
+  assert.equal(publicKeyCache.get(`ed25519:${a.toString("hex")}`), k);
+});
+
+test("text keys are decoded strictly", () => {
+  const { seed, publicKey } = generateKeyPair();
+  const msg = Buffer.from("m");
+  assert.equal(verify(publicKey.toString("hex"), msg, sign(seed, msg)), true);
+  assertContractError(
+    () => verify(publicKey.toString("hex").toUpperCase(), msg, sign(seed, msg)),
+    "INVALID_REQUEST",
+    "hex_upper_case",
+  );
+  assertContractError(
+    () => verify(publicKey.toString("hex").slice(2), msg, sign(seed, msg)),
+    "INVALID_REQUEST",
+    "hex_wrong_length",
+  );
 });
 
 test("verifyAsync runs many verifications concurrently with correct results", async () => {

@@ -7,6 +7,7 @@ import {
   KeyObject,
 } from "node:crypto";
 import { ContractError } from "./ContractError.js";
+import { IDENTITY_PREFIX, parseIdentity } from "./hex.js";
 
 /** DER SPKI header of an ed25519 public key; the raw 32 bytes follow it. */
 export const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -21,8 +22,11 @@ export interface RawKeyPair {
 
 /** A signing key: a raw 32-byte seed, or an ed25519 private KeyObject (faster when reused). */
 export type SigningKey = Uint8Array | KeyObject;
-/** A verifying key: a raw 32-byte public key (imported through the cache), or a KeyObject. */
-export type VerifyingKey = Uint8Array | KeyObject;
+/**
+ * A verifying key: a raw 32-byte public key or its text (64 lower-case hex, or
+ * `ed25519:<hex>`), imported through the cache; or a KeyObject.
+ */
+export type VerifyingKey = Uint8Array | string | KeyObject;
 
 /** Generates a fresh key pair from the system CSPRNG. */
 export function generateKeyPair(): RawKeyPair {
@@ -62,17 +66,26 @@ export class PublicKeyCache {
     this.capacity = Math.max(1, capacity);
   }
 
-  /** The KeyObject for a raw 32-byte public key, imported once while it stays in the cache. */
-  get(raw: Uint8Array): KeyObject {
-    expectLength(raw, 32, "verify", "public key");
-    const id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("latin1");
+  /**
+   * The KeyObject for a public key given as 32 raw bytes or as text (strict hex, either
+   * identity spelling), imported once while it stays in the cache.
+   */
+  get(raw: Uint8Array | string): KeyObject {
+    let id: string;
+    if (typeof raw === "string") {
+      id = raw.startsWith(IDENTITY_PREFIX) ? raw.slice(IDENTITY_PREFIX.length) : raw;
+    } else {
+      expectLength(raw, 32, "verify", "public key");
+      id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("hex");
+    }
     const hit = this.#map.get(id);
     if (hit !== undefined) {
       this.#map.delete(id);
       this.#map.set(id, hit);
       return hit;
     }
-    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, raw]), format: "der", type: "spki" });
+    const bytes = typeof raw === "string" ? parseIdentity(raw, "public key") : raw;
+    const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, bytes]), format: "der", type: "spki" });
     this.#map.set(id, key);
     if (this.#map.size > this.capacity) this.#map.delete(this.#map.keys().next().value!);
     return key;
