@@ -1,0 +1,167 @@
+/**
+ * The hub's storage interface (PROTOCOL.md §12). Every method is async so a PostgreSQL
+ * implementation (network round trips) satisfies the same contract as the embedded SQLite
+ * one. The store never decides validity: it persists what the engine accepted, checks the
+ * head atomically with the write (cross-process fork prevention) and enforces the few
+ * invariants a database can enforce (unique positions and hashes, one receipt per SEND).
+ */
+import type { StoredCommit } from "../contract/StoredCommit.js";
+
+/** A contract's row: identity, position of its head, privacy. */
+export interface ContractRecord {
+  id: string;
+  /** Owner identity, lower-case hex (no `ed25519:` prefix). */
+  owner: string;
+  /** Creation time (genesis receipt), integer seconds. */
+  createdAt: number;
+  head: string;
+  /** Number of stored commits, genesis included. */
+  length: number;
+  /** True when created with `readers` (PROTOCOL.md §7). */
+  private: boolean;
+}
+
+/** What `appendCommits` needs to create the contract row along with its genesis. */
+export interface NewContract {
+  owner: string;
+  createdAt: number;
+  private: boolean;
+  /** Initial readers (identities, lower-case hex), stored as `reader` grants. */
+  readers?: string[];
+}
+
+/** A grant of PROTOCOL.md §4 `POST /contracts/:id/grant`; `none` removes one. */
+export type GrantRole = "reader" | "writer";
+
+/**
+ * Asset effects written in the same transaction as the commits that cause them
+ * (PROTOCOL.md §6). The asset issue computes them; the store applies them and its
+ * constraints (non-negative balances, one receipt per SEND) are the last line of defence.
+ */
+export type AssetEffect =
+  | { kind: "create"; issuer: string; assetId: string; quantity: number; divisibility: number; commitHash: string }
+  | {
+      kind: "send";
+      commitHash: string;
+      from: string;
+      to: string;
+      issuer: string;
+      assetId: string;
+      amount: number;
+    }
+  | { kind: "recv"; sendCommitHash: string; recvCommitHash: string; contractId: string };
+
+/** Extra writes of one `appendCommits` call, committed atomically with its commits. */
+export interface AppendExtras {
+  /** Create the contract row (required when `expectedHead` is null). */
+  contract?: NewContract;
+  assetEffects?: AssetEffect[];
+}
+
+export interface AccessKeyRecord {
+  /** Access public key, lower-case hex. */
+  accessKey: string;
+  /** Identity public key, lower-case hex. */
+  identity: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface AssetRecord {
+  issuer: string;
+  assetId: string;
+  quantity: number;
+  divisibility: number;
+}
+
+export interface BalanceRecord {
+  issuer: string;
+  assetId: string;
+  amount: number;
+}
+
+export interface SendRecord {
+  commitHash: string;
+  from: string;
+  to: string;
+  issuer: string;
+  assetId: string;
+  amount: number;
+  /** Hash of the RECV commit that received it, or null. */
+  receivedBy: string | null;
+}
+
+/** Counters that make group commit observable (tests, metrics). */
+export interface StoreStats {
+  /** Write transactions committed (or attempted). */
+  transactions: number;
+  /** Write requests (appends, nonces, keys, grants) served by those transactions. */
+  writes: number;
+  /** `appendCommits` calls that succeeded. */
+  appends: number;
+}
+
+export interface Store {
+  /** Releases the database; pending writes are flushed first. */
+  close(): Promise<void>;
+
+  /** The contract's row, or null. */
+  getContract(id: string): Promise<ContractRecord | null>;
+  /** Contracts visible to `identity` (public ones, owned or granted ones), oldest first. */
+  listContracts(q: {
+    identity: string | null;
+    limit: number;
+    offset: number;
+  }): Promise<{ contracts: ContractRecord[]; total: number }>;
+
+  /**
+   * Appends `commits` (consecutive, starting at the stored length) iff the stored head is
+   * still `expectedHead` (null: the contract must not exist, and `extras.contract` creates
+   * it). All or nothing; CONFLICT with `details.head` otherwise. Resolves once durable.
+   */
+  appendCommits(
+    contractId: string,
+    expectedHead: string | null,
+    commits: StoredCommit[],
+    extras?: AppendExtras,
+  ): Promise<void>;
+  /** Streams commits with `from <= index < to` (to: the length when called), in order, page by page. */
+  readCommits(contractId: string, from?: number, to?: number): AsyncIterable<StoredCommit>;
+  /** The commit with this hash in this contract, or null. */
+  getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null>;
+  /** The commit at this index, or null. */
+  getCommitAt(contractId: string, index: number): Promise<StoredCommit | null>;
+
+  /** Grants `role` (or removes the grant with `none`). */
+  setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): Promise<void>;
+  /** The identity's role on a contract, or null. */
+  getGrant(contractId: string, identity: string): Promise<GrantRole | null>;
+  /** Every grant of a contract. */
+  listGrants(contractId: string): Promise<{ identity: string; role: GrantRole }[]>;
+
+  /**
+   * Registers `accessKey` for `identity` (creating the identity). Re-registering the same
+   * pair is idempotent; a key of another identity or a revoked key is CONFLICT
+   * (`details.reason`: `access_key_taken` / `access_key_revoked`).
+   */
+  registerAccessKey(identity: string, accessKey: string, createdAt: number): Promise<AccessKeyRecord>;
+  /** The access key's record, or null. */
+  getAccessKey(accessKey: string): Promise<AccessKeyRecord | null>;
+  /** Revokes a key (the first revocation time stays); null when unknown. */
+  revokeAccessKey(accessKey: string, at: number): Promise<AccessKeyRecord | null>;
+  /** Every access key of an identity, oldest first. */
+  listAccessKeys(identity: string): Promise<AccessKeyRecord[]>;
+  /**
+   * Records a request nonce until `expiresAt` (seconds); false when it was already seen
+   * and has not expired (a replay). Durable, so shared by every instance on the store.
+   */
+  useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean>;
+
+  /** Assets created in a contract and the balances it holds. */
+  getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }>;
+  /** A SEND by commit hash, or null. */
+  getSend(commitHash: string): Promise<SendRecord | null>;
+
+  /** Write counters (group commit is observable through them). */
+  stats(): StoreStats;
+}

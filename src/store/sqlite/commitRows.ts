@@ -1,0 +1,46 @@
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+
+/** A `commits` row as SQLite returns it. */
+export interface CommitRow {
+  idx: number;
+  hash: string;
+  parent: string | null;
+  data: string;
+  signatures: string;
+  attestations: string | null;
+  timestamp: number;
+  signers: string;
+}
+
+/** Columns selected for a CommitRow, in one place so every query reads the same shape. */
+export const COMMIT_COLUMNS = "idx, hash, parent, data, signatures, attestations, timestamp, signers";
+
+/** The row's StoredCommit (JSON columns parsed). */
+export function commitFromRow(row: CommitRow): StoredCommit {
+  const commit: StoredCommit = {
+    index: row.idx,
+    hash: row.hash,
+    parent: row.parent,
+    data: JSON.parse(row.data),
+    signatures: JSON.parse(row.signatures),
+    timestamp: row.timestamp,
+    signers: JSON.parse(row.signers),
+  };
+  if (row.attestations !== null) commit.attestations = JSON.parse(row.attestations);
+  return commit;
+}
+
+/** The bind parameters of an INSERT INTO commits, in table order after contract_id. */
+export function commitParams(contractId: string, c: StoredCommit): unknown[] {
+  return [
+    contractId,
+    c.index,
+    c.hash,
+    c.parent,
+    JSON.stringify(c.data),
+    JSON.stringify(c.signatures),
+    c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
+    c.timestamp,
+    JSON.stringify(c.signers),
+  ];
+}
