@@ -7,9 +7,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import type { Formula, ModelDecl, Property, Transition } from "../src/lang/ast.js";
-import { BudgetExceededError, MonotonicityError } from "../src/lang/checkErrors.js";
+import { BudgetExceededError, FormulaError, ModelError, MonotonicityError } from "../src/lang/checkErrors.js";
 import { evaluate } from "../src/lang/evaluate.js";
 import { compileModel, type Lts } from "../src/lang/Lts.js";
+import { isMonotone } from "../src/lang/monotonicity.js";
+import * as shared from "./arbitraries.js";
 
 const NAMES = ["a", "b", "c", "d", "e"];
 const PROPS: Property[] = [
@@ -195,6 +197,38 @@ describe("alternating fixed points agree with naive iteration", () => {
         assert.deepEqual(Array.from(evaluate(lts, f)), Array.from(evaluate(lts, f, { strategy: "naive" })));
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe("with the shared arbitraries (parser's generators)", () => {
+  const opts = { labels: ["A", "B"], states: ["q0", "q1", "q2", "q3"], maxDepth: 4 };
+  /** Compiles, or null for a model the checker rightly rejects (a generated relative path). */
+  const compiled = shared.modelArb({ ...opts, states: 4, maxTransitions: 10 }).map((decl) => {
+    try {
+      return compileModel(decl);
+    } catch (e) {
+      if (e instanceof ModelError) return null;
+      throw e;
+    }
+  });
+  test("worklist equals naive; non-monotone formulas are rejected by both", () => {
+    fc.assert(
+      fc.property(compiled, shared.formulaArb({ ...opts, monotone: false }), (lts, f) => {
+        fc.pre(lts !== null);
+        const run = (strategy: "worklist" | "naive") => {
+          try {
+            return Array.from(evaluate(lts!, f, { strategy }));
+          } catch (e) {
+            if (e instanceof FormulaError) return e.code;
+            throw e;
+          }
+        };
+        const result = run("worklist");
+        assert.deepEqual(run("naive"), result);
+        if (!isMonotone(f)) assert.equal(result, "NON_MONOTONE");
+      }),
+      { numRuns: 400 },
     );
   });
 });
