@@ -4,6 +4,7 @@
  * PROTOCOL.md §4/§8 or throws ContractError, whose code maps through the one error table.
  */
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
+import type { StateView } from "../contract/stateView.js";
 
 /** Who is calling, as established by request authentication (null fields: anonymous). */
 export interface Caller {
@@ -15,23 +16,7 @@ export interface Caller {
 
 export const ANONYMOUS: Caller = Object.freeze({ identity: null, accessKey: null });
 
-/** ValidAction of spec 2.2, with the extra fields of LANGUAGE.md §5. */
-export interface ValidAction {
-  action: string;
-  required_signer: string;
-  required_signers: string[];
-  to: string;
-  label: string;
-}
-
-/** State object (spec 2.2) as `GET /contracts/:id/state` returns it. */
-export interface StateView {
-  current_state: string;
-  current_states: string[];
-  valid_actions: ValidAction[];
-  commit_count: number;
-  head: string;
-}
+export type { StateView, ValidAction } from "../contract/stateView.js";
 
 export interface CreateContractBody {
   contract_id?: string;

@@ -1,0 +1,192 @@
+/**
+ * The engine's central decision (LANGUAGE.md §4–5, PROTOCOL.md §2–3): may this commit be
+ * appended to this contract, and what does the contract become? Pure: no I/O except through
+ * the caller's context; the state passed in is never modified.
+ */
+import type { Operation } from "./Commit.js";
+import { ContractError } from "./ContractError.js";
+import type { ContractState, GoverningModel, RuleRecord } from "./ContractState.js";
+import { checkRule, ruleAnchor } from "./checkRule.js";
+import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
+import { dataWrites } from "./dataWrites.js";
+import type { AssetOperation, EngineContext } from "./EngineContext.js";
+import { DEFAULT_LIMITS } from "./limits.js";
+import { replayStates } from "./replayStates.js";
+import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
+import { commitFacts, step } from "./step.js";
+import { validateCommitShape } from "./validateCommitShape.js";
+import { verifyAttestations, verifySigners } from "./verifySigners.js";
+
+/** How an accepted commit moves the state forward (see applyDelta). */
+export interface StateDelta {
+  stored: StoredCommit;
+  writes: Array<[string, unknown]>;
+  /** The new governing model, when the commit replaced it. */
+  model?: GoverningModel;
+  current: number[];
+  rules: RuleRecord[];
+}
+
+const ASSET_METHODS = new Set(["create", "send", "recv", "repost"]);
+
+/** Validates `raw` as the next commit of `state`; returns the stored form and the delta, or throws ContractError. */
+export async function acceptCommit(
+  state: ContractState,
+  raw: unknown,
+  ctx: EngineContext,
+): Promise<{ stored: StoredCommit; delta: StateDelta }> {
+  const limits = ctx.limits ?? DEFAULT_LIMITS;
+  const commit = validateCommitShape(raw, { contractId: state.contractId, limits });
+  if (commit.parent !== state.head) {
+    throw new ContractError(
+      "CONFLICT",
+      `Cannot append commit: its parent ${JSON.stringify(commit.parent)} is not the head "${state.head}"`,
+      { reason: "stale_parent", head: state.head },
+    );
+  }
+  const signers = ctx.verifiedSigners ?? (ctx.trusted ? [] : await verifySigners(commit, state.data));
+  const attestations = ctx.trusted
+    ? (commit.head.attestations ?? [])
+    : await verifyAttestations(state.contractId, commit);
+  const index = state.length;
+  const ops = commit.data;
+  const wasm = ctx.wasm ?? null;
+
+  let current = state.current;
+  if (state.model !== null) {
+    const facts = commitFacts(
+      {
+        contractId: state.contractId,
+        hash: commit.hash,
+        parent: commit.parent,
+        input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
+        wasm,
+      },
+      actionLabelsOf(ops),
+    );
+    const result = await step(state.model.lts, state.current, facts);
+    if (result.next.length === 0) {
+      throw new ContractError(
+        "VALIDATION_FAILED",
+        `Commit takes no transition of the model from ${state.currentStateNames.map((n) => `"${n}"`).join(", ")}`,
+        { reason: "no_transition", current_states: state.currentStateNames, candidates: result.candidates },
+      );
+    }
+    current = result.next;
+  }
+
+  const newRules = await newRuleRecords(ops, index, ctx);
+  const modelOp = ops.find((op) => op.method === "model");
+  let model = state.model;
+  const budget = limits.modelCheckBudget;
+  if (modelOp !== undefined) {
+    model = compileGoverningModel(modelOp.value as string, limits);
+    const rules = [...state.rules, ...newRules];
+    const wanted = new Set(rules.map((r) => r.anchorIndex));
+    if (ctx.readLog === undefined) throw new Error("acceptCommit: a MODEL commit needs ctx.readLog to replay the log");
+    const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm);
+    const own = await step(
+      model.lts,
+      replay.states,
+      commitFacts(
+        {
+          contractId: state.contractId,
+          hash: commit.hash,
+          parent: commit.parent,
+          input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
+          wasm,
+        },
+        actionLabelsOf(ops),
+      ),
+    );
+    if (own.next.length === 0) {
+      throw new ContractError("VALIDATION_FAILED", "The new model has no transition for the commit that installs it", {
+        reason: "model_replay",
+        index,
+        hash: commit.hash,
+        current_states: replay.states.map((s) => model!.lts.displayNames[s]),
+        candidates: own.candidates,
+      });
+    }
+    current = own.next;
+    for (const rule of rules) checkRule(model, rule, replay.statesAt.get(rule.anchorIndex) ?? [], budget);
+  } else if (model !== null && newRules.length > 0) {
+    for (const rule of newRules) {
+      const anchors =
+        rule.anchorIndex === index - 1 ? state.current : await statesAfter(model, state, rule.anchorIndex, ctx);
+      checkRule(model, rule, anchors, budget);
+    }
+  }
+
+  const assetOps: AssetOperation[] = [];
+  ops.forEach((op, opIndex) => {
+    if (ASSET_METHODS.has(op.method)) assetOps.push({ opIndex, op });
+  });
+  if (assetOps.length > 0 && ctx.assets) await ctx.assets.check(state.contractId, commit.hash, assetOps);
+
+  const stored: StoredCommit = {
+    index,
+    hash: commit.hash,
+    parent: commit.parent,
+    data: ops,
+    signatures: commit.head.signatures,
+    timestamp: ctx.timestamp,
+    signers,
+  };
+  if (attestations.length > 0) stored.attestations = attestations;
+  const delta: StateDelta = { stored, writes: dataWrites(ops), current, rules: newRules };
+  if (modelOp !== undefined && model !== null) delta.model = model;
+  return { stored, delta };
+}
+
+/** Records for the commit's rule operations, with their anchors resolved to log indices. */
+async function newRuleRecords(ops: readonly Operation[], index: number, ctx: EngineContext): Promise<RuleRecord[]> {
+  const records: RuleRecord[] = [];
+  for (const op of ops) {
+    if (op.method !== "rule") continue;
+    const record = parseRuleRecord(op.value as string, op.path ?? null, index - 1);
+    const anchor = ruleAnchor(record.decl);
+    if ("hash" in anchor) {
+      const at = (await ctx.commitIndex?.(anchor.hash)) ?? null;
+      if (at === null || at >= index) {
+        throw new ContractError(
+          "VALIDATION_FAILED",
+          `Cannot add rule${record.path ? ` ${record.path}` : ""}: its anchor "${anchor.hash}" is not an earlier commit of this contract`,
+          { reason: "unknown_anchor", anchor: anchor.hash },
+        );
+      }
+      record.anchorIndex = at;
+    }
+    records.push(record);
+  }
+  return records;
+}
+
+/** States right after commit `index` in the governing model, by replaying the log (rare: hash-anchored rules). */
+async function statesAfter(
+  model: GoverningModel,
+  state: ContractState,
+  index: number,
+  ctx: EngineContext,
+): Promise<number[]> {
+  if (ctx.readLog === undefined) throw new Error("acceptCommit: a hash-anchored rule needs ctx.readLog");
+  const replay = await replayStates(
+    model.lts,
+    state.contractId,
+    ctx.readLog(),
+    index,
+    new Set([index]),
+    ctx.wasm ?? null,
+  );
+  return replay.statesAt.get(index) ?? replay.states;
+}
+
+/** Moves `state` forward by an accepted commit's delta. */
+export function applyDelta(state: ContractState, delta: StateDelta): void {
+  for (const [path, value] of delta.writes) state.data.set(path, value);
+  if (delta.model !== undefined) state.model = delta.model;
+  state.current = delta.current;
+  if (delta.rules.length > 0) state.rules = [...state.rules, ...delta.rules];
+  state.head = delta.stored.hash;
+  state.length = delta.stored.index + 1;
+}

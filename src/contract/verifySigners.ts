@@ -1,0 +1,88 @@
+/**
+ * Commit signatures and attestations (PROTOCOL.md §2): every signature present must verify,
+ * and the verified keys are the commit's signers. Verification runs on the libuv threadpool,
+ * so the signatures of a whole push are checked in parallel on every core.
+ */
+
+import { verifyAttestationAsync } from "./attestation.js";
+import type { Attestation, WireCommit } from "./Commit.js";
+import { ContractError } from "./ContractError.js";
+import { verifyCommitSignatureAsync } from "./commitHash.js";
+import { IDENTITY_PREFIX, isLowerHex } from "./hex.js";
+import { validateCommitShape } from "./validateCommitShape.js";
+
+/** The key (hex) a `head.signatures` entry names: an identity, or the `.id` value at a state path. */
+export function resolveSignerKey(signer: string, data: ReadonlyMap<string, unknown>): string {
+  if (signer.startsWith(IDENTITY_PREFIX)) return signer.slice(IDENTITY_PREFIX.length);
+  const key = data.get(signer);
+  if (!isLowerHex(key, 32)) {
+    throw new ContractError(
+      "VALIDATION_FAILED",
+      `Cannot verify commit signature: no public key is stored at signer path "${signer}"`,
+      { reason: "signer_unknown", signer },
+    );
+  }
+  return key;
+}
+
+function badSignature(signer: string): ContractError {
+  return new ContractError("VALIDATION_FAILED", `Commit signature of "${signer}" does not verify`, {
+    reason: "bad_signature",
+    signer,
+  });
+}
+
+/** Verifies every signature of a (shape-validated) commit against the state before it; returns the signer keys. */
+export async function verifySigners(commit: WireCommit, data: ReadonlyMap<string, unknown>): Promise<string[]> {
+  const entries = Object.entries(commit.head.signatures);
+  const keys = entries.map(([signer]) => resolveSignerKey(signer, data));
+  const results = await Promise.all(
+    entries.map(([, sig], i) => verifyCommitSignatureAsync(commit.hash, Buffer.from(keys[i]!, "hex"), sig)),
+  );
+  const failed = results.indexOf(false);
+  if (failed >= 0) throw badSignature(entries[failed]![0]);
+  return [...new Set(keys)];
+}
+
+/** Verifies a commit's attestations (bound to contract and parent); returns them all or throws. */
+export async function verifyAttestations(contractId: string, commit: WireCommit): Promise<Attestation[]> {
+  const list = commit.head.attestations ?? [];
+  const results = await Promise.all(list.map((a) => verifyAttestationAsync(a, contractId, commit.parent)));
+  const failed = results.indexOf(false);
+  if (failed >= 0) {
+    throw new ContractError("VALIDATION_FAILED", `Attestation ${failed} by "${list[failed]!.oracle}" does not verify`, {
+      reason: "bad_attestation",
+      attestation: failed,
+    });
+  }
+  return list;
+}
+
+/**
+ * Verifies the signatures of a batch of commits in parallel before the batch is validated in
+ * order. State-path signers are resolved as the batch's own posts progress. Returns the signer
+ * keys per commit, or undefined for a commit that could not be pre-verified (malformed, unknown
+ * signer, bad signature): validating it in order then reports the precise error at the right commit.
+ */
+export async function verifyBatchSignatures(
+  state: { contractId: string; data: ReadonlyMap<string, unknown> },
+  commits: readonly unknown[],
+): Promise<(string[] | undefined)[]> {
+  const overlay = new Map<string, unknown>();
+  const lookup: ReadonlyMap<string, unknown> = {
+    get: (k: string) => (overlay.has(k) ? overlay.get(k) : state.data.get(k)),
+  } as ReadonlyMap<string, unknown>;
+  const pending: Promise<string[] | undefined>[] = [];
+  for (const raw of commits) {
+    let commit: WireCommit;
+    try {
+      commit = validateCommitShape(raw, { contractId: state.contractId });
+      pending.push(verifySigners(commit, lookup).catch(() => undefined));
+    } catch {
+      pending.push(Promise.resolve(undefined));
+      continue;
+    }
+    for (const op of commit.data) if (op.method === "post" && op.path !== undefined) overlay.set(op.path, op.value);
+  }
+  return Promise.all(pending);
+}
