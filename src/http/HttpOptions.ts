@@ -1,0 +1,20 @@
+import type { Logger } from "pino";
+import type { AccessRegistry } from "../auth/AccessRegistry.js";
+import type { Authenticator } from "../auth/Authenticator.js";
+import type { Limits } from "../contract/limits.js";
+import type { HubServices } from "./HubServices.js";
+
+/** Everything the HTTP, JSON-RPC and WebSocket adapters need. */
+export interface HttpOptions {
+  hub: HubServices;
+  authenticator: Authenticator;
+  registry: AccessRegistry;
+  /** Overrides of PROTOCOL.md §13 limits (body sizes, JSON depth, batch size). */
+  limits?: Partial<Limits>;
+  /** Requests per second per key (0 = off; default 500). */
+  rateLimit?: number;
+  /** pino logger for request lines and internal errors; false for none. */
+  logger?: Logger | false;
+  /** Hub version reported in the WebSocket hello. */
+  version?: string;
+}

@@ -1,0 +1,175 @@
+/**
+ * JSON-RPC 2.0 mechanics, shared by `POST /` and WebSocket frames (node-ecosystem.md §1.4):
+ * parse errors (-32700), invalid requests (-32600), unknown methods (-32601), params checked
+ * by compiled TypeBox schemas (-32602), batches (capped), notifications, and hub errors
+ * mapped through the one table with `data: {code, details}`.
+ */
+import { Compile } from "typebox/compile";
+import { ContractError } from "../contract/ContractError.js";
+import { safeJsonParse } from "../contract/canonicalJson.js";
+import type { RpcContext, RpcMethod } from "./rpcMethods.js";
+import { toContractError } from "./toContractError.js";
+import { errorField } from "./validatorCompiler.js";
+
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: { code: string; details?: Record<string, unknown> };
+}
+export type RpcResponse =
+  | { jsonrpc: "2.0"; id: string | number | null; result: unknown }
+  | { jsonrpc: "2.0"; id: string | number | null; error: RpcError };
+
+export interface RpcDispatcherOptions {
+  maxBatch: number;
+  maxDepth: number;
+  /** Requests larger than this (bytes) may only call `largeBody` methods. */
+  bodyBytes: number;
+  /** Called with unexpected errors (logged with their stack, never sent). */
+  onInternal?: (err: unknown, method: string) => void;
+}
+
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const METHOD_NOT_FOUND = -32601;
+
+/** Dispatches JSON-RPC requests to a method table. */
+export class RpcDispatcher<C extends RpcContext = RpcContext> {
+  readonly #methods: Map<string, { method: RpcMethod<C>; check: ReturnType<typeof Compile> }>;
+  readonly #options: RpcDispatcherOptions;
+
+  constructor(methods: Record<string, RpcMethod<C>>, options: RpcDispatcherOptions) {
+    this.#methods = new Map(
+      Object.entries(methods).map(([name, m]) => [name, { method: m, check: Compile(m.params) }]),
+    );
+    this.#options = options;
+  }
+
+  /** Answers a request text; null when there is nothing to send (only notifications). */
+  async handleText(text: string, ctx: C): Promise<RpcResponse | RpcResponse[] | null> {
+    let value: unknown;
+    try {
+      value = safeJsonParse(text, { maxDepth: this.#options.maxDepth });
+    } catch (err) {
+      const e = toContractError(err);
+      return failure(null, { code: PARSE_ERROR, message: `Parse error: ${e.message}`, data: dataOf(e) });
+    }
+    return this.handleValue(value, ctx, Buffer.byteLength(text));
+  }
+
+  /** Answers a parsed request or batch; `size` is the request's byte length. */
+  async handleValue(value: unknown, ctx: C, size = 0): Promise<RpcResponse | RpcResponse[] | null> {
+    if (!Array.isArray(value)) return this.#one(value, ctx, size);
+    if (value.length === 0) return failure(null, invalid("a batch must hold at least one request"));
+    if (value.length > this.#options.maxBatch) {
+      const err = new ContractError(
+        "PAYLOAD_TOO_LARGE",
+        `Batch of ${value.length} exceeds the limit of ${this.#options.maxBatch}`,
+        {
+          reason: "batch_too_large",
+          limit: this.#options.maxBatch,
+        },
+      );
+      return failure(null, toRpcError(err));
+    }
+    const out: RpcResponse[] = [];
+    // In order, one at a time: a batch of writes to one contract must apply as written.
+    for (const item of value) {
+      const r = await this.#one(item, ctx, size);
+      if (r) out.push(r);
+    }
+    return out.length > 0 ? out : null;
+  }
+
+  async #one(req: unknown, ctx: C, size: number): Promise<RpcResponse | null> {
+    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+      return failure(null, invalid("a request must be an object"));
+    }
+    const r = req as Record<string, unknown>;
+    const hasId = Object.hasOwn(r, "id");
+    const id = r.id;
+    if (hasId && id !== null && typeof id !== "string" && !(typeof id === "number" && Number.isFinite(id))) {
+      return failure(null, invalid("id must be a string, a number or null"));
+    }
+    const rid = (hasId ? id : null) as string | number | null;
+    if (r.jsonrpc !== "2.0") return failure(rid, invalid('jsonrpc must be "2.0"'));
+    if (typeof r.method !== "string") return failure(rid, invalid("method must be a string"));
+    const answer = await this.#call(r.method, r.params, ctx, size);
+    if (!hasId) return null;
+    return "error" in answer ? failure(rid, answer.error) : { jsonrpc: "2.0", id: rid, result: answer.result };
+  }
+
+  async #call(name: string, params: unknown, ctx: C, size: number): Promise<{ result: unknown } | { error: RpcError }> {
+    const entry = this.#methods.get(name);
+    if (!entry) {
+      return {
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: `Method not found: ${name.slice(0, 100)}`,
+          data: { code: "NOT_FOUND", details: { reason: "unknown_method", method: name.slice(0, 100) } },
+        },
+      };
+    }
+    try {
+      const p = params === undefined ? {} : params;
+      if (p === null || typeof p !== "object" || Array.isArray(p)) {
+        throw new ContractError("INVALID_REQUEST", "Invalid params: params must be an object (by name)", {
+          reason: "params_not_object",
+          field: "params",
+        });
+      }
+      if (!entry.check.Check(p)) {
+        const first = [...entry.check.Errors(p)][0];
+        const field = errorField("params", first);
+        throw new ContractError("INVALID_REQUEST", `Invalid params: ${field} ${first?.message ?? "is invalid"}`, {
+          reason: "schema",
+          field,
+          keyword: first?.keyword,
+        });
+      }
+      if (size > this.#options.bodyBytes && !entry.method.largeBody) {
+        throw new ContractError(
+          "PAYLOAD_TOO_LARGE",
+          `Request body is larger than the limit of ${this.#options.bodyBytes} bytes`,
+          {
+            reason: "body_too_large",
+            limit: this.#options.bodyBytes,
+          },
+        );
+      }
+      if (entry.method.auth && ctx.caller.identity === null) {
+        throw new ContractError("UNAUTHORIZED", `Cannot call ${name}: the request must be authenticated`, {
+          reason: "auth_required",
+        });
+      }
+      const result = await entry.method.run(ctx, p as Record<string, unknown>);
+      return { result: result === undefined ? null : result };
+    } catch (err) {
+      const mapped = toContractError(err);
+      if (mapped.code === "INTERNAL") this.#options.onInternal?.(err, name);
+      return { error: toRpcError(mapped) };
+    }
+  }
+}
+
+/** The JSON-RPC error object of a ContractError (`data: {code, details}`). */
+export function toRpcError(err: ContractError): RpcError {
+  return { code: err.rpcCode, message: err.message, data: dataOf(err) };
+}
+
+/** A response carrying `error`. */
+export function failure(id: string | number | null, error: RpcError): RpcResponse {
+  return { jsonrpc: "2.0", id, error };
+}
+
+function dataOf(err: ContractError): RpcError["data"] {
+  return err.details === undefined ? { code: err.code } : { code: err.code, details: err.details };
+}
+
+function invalid(why: string): RpcError {
+  return {
+    code: INVALID_REQUEST,
+    message: `Invalid Request: ${why}`,
+    data: { code: "INVALID_REQUEST", details: { reason: "invalid_request" } },
+  };
+}

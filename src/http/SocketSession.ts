@@ -1,0 +1,180 @@
+/**
+ * One WebSocket connection (PROTOCOL.md §8–9): a hello with a challenge, JSON-RPC over the
+ * socket, `authenticate`, and `subscribe`/`unsubscribe` whose `commit` notifications are sent
+ * in log order. Events that arrive before the `subscribe` answer is written are held back,
+ * so a client always learns its subscription id before the first event naming it.
+ */
+import { randomBytes } from "node:crypto";
+import { Type } from "typebox";
+import type { WebSocket } from "ws";
+import { ContractError } from "../contract/ContractError.js";
+import { formatIdentity } from "../contract/hex.js";
+import type { Caller, CommitEvent } from "../hub/HubApi.js";
+import type { HttpOptions } from "./HttpOptions.js";
+import type { RpcDispatcher } from "./RpcDispatcher.js";
+import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
+import * as S from "./schemas.js";
+
+/** RPC context of a socket call: the session is reachable for the socket-only methods. */
+export interface SocketContext extends RpcContext {
+  session: SocketSession;
+}
+
+interface Subscription {
+  contractId: string;
+  ready: boolean;
+  queue: CommitEvent[];
+  stop: (() => void) | null;
+}
+
+/** Past this many unsent bytes the client is too slow; it is disconnected rather than buffered without bound. */
+const MAX_BUFFERED = 64 * 1024 * 1024;
+
+/** The per-connection state of `/ws`. */
+export class SocketSession {
+  readonly challenge = randomBytes(32).toString("hex");
+  caller: Caller;
+  readonly #socket: WebSocket;
+  readonly #options: HttpOptions;
+  readonly #subs = new Map<string, Subscription>();
+  #next = 1;
+  #closed = false;
+
+  constructor(socket: WebSocket, caller: Caller, options: HttpOptions) {
+    this.#socket = socket;
+    this.caller = caller;
+    this.#options = options;
+  }
+
+  /** Starts the session: hello, then one JSON-RPC exchange per text frame. */
+  start(dispatcher: RpcDispatcher<SocketContext>): void {
+    const stopRevoke = this.#options.registry.onRevoke((key) => this.#onRevoked(key));
+    this.#socket.on("close", () => {
+      this.#closed = true;
+      stopRevoke();
+      for (const sub of this.#subs.values()) sub.stop?.();
+      this.#subs.clear();
+    });
+    this.#socket.on("message", async (data, isBinary) => {
+      const text = isBinary ? "" : data.toString();
+      const ctx: SocketContext = {
+        hub: this.#options.hub,
+        registry: this.#options.registry,
+        caller: this.caller,
+        version: this.#options.version ?? "0.1.0",
+        session: this,
+      };
+      const answer = await dispatcher.handleText(text, ctx);
+      if (answer) this.send(answer);
+      this.#flush();
+    });
+    this.send({
+      jsonrpc: "2.0",
+      method: "hello",
+      params: { challenge: this.challenge, version: this.#options.version ?? "0.1.0" },
+    });
+  }
+
+  /** Writes one JSON message, dropping slow consumers. */
+  send(message: unknown): void {
+    if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
+    if (this.#socket.bufferedAmount > MAX_BUFFERED) {
+      this.#socket.close(1013, "client too slow");
+      return;
+    }
+    this.#socket.send(JSON.stringify(message));
+  }
+
+  /** Verifies `authenticate {key, signature}` over this connection's challenge and adopts the caller. */
+  async authenticate(key: unknown, signature: unknown): Promise<Caller> {
+    this.caller = await this.#options.authenticator.authenticateSocket(this.challenge, key, signature);
+    return this.caller;
+  }
+
+  /** Subscribes to a contract's commits from `since`; returns the subscription id. */
+  async subscribe(contractId: string, since: number | string | undefined): Promise<string> {
+    const id = `s${this.#next++}`;
+    const sub: Subscription = { contractId, ready: false, queue: [], stop: null };
+    this.#subs.set(id, sub);
+    try {
+      sub.stop = await this.#options.hub.subscribe(this.caller, contractId, since, (event) => {
+        if (sub.ready) this.#notify(id, event);
+        else sub.queue.push(event);
+      });
+    } catch (err) {
+      this.#subs.delete(id);
+      throw err;
+    }
+    if (this.#closed) sub.stop();
+    return id;
+  }
+
+  /** Ends a subscription; false when unknown. */
+  unsubscribe(id: string): boolean {
+    const sub = this.#subs.get(id);
+    if (!sub) return false;
+    sub.stop?.();
+    this.#subs.delete(id);
+    return true;
+  }
+
+  #notify(subscription: string, event: CommitEvent): void {
+    this.send({ jsonrpc: "2.0", method: "commit", params: { subscription, ...event } });
+  }
+
+  /** Releases events held back while their `subscribe` answer was pending. */
+  #flush(): void {
+    for (const [id, sub] of this.#subs) {
+      if (sub.ready) continue;
+      sub.ready = true;
+      for (const event of sub.queue.splice(0)) this.#notify(id, event);
+    }
+  }
+
+  /** A revoked key loses its identity on this socket and all its subscriptions. */
+  #onRevoked(accessKey: string): void {
+    if (this.caller.accessKey !== accessKey) return;
+    this.caller = { identity: null, accessKey: null };
+    for (const [id, sub] of this.#subs) {
+      sub.stop?.();
+      this.send({
+        jsonrpc: "2.0",
+        method: "subscription_closed",
+        params: { subscription: id, contract_id: sub.contractId, reason: "access_key_revoked" },
+      });
+    }
+    this.#subs.clear();
+  }
+}
+
+/** The methods of a socket: every JSON-RPC method plus authenticate, subscribe and unsubscribe. */
+export const SOCKET_METHODS: Record<string, RpcMethod<SocketContext>> = {
+  ...(RPC_METHODS as Record<string, RpcMethod<SocketContext>>),
+  authenticate: {
+    params: Type.Object({ key: Type.String(), signature: Type.String() }),
+    run: async ({ session }, p) => {
+      const caller = await session.authenticate(p.key, p.signature);
+      return { identity: formatIdentity(Buffer.from(caller.identity!, "hex")), access_key: caller.accessKey };
+    },
+  },
+  subscribe: {
+    params: Type.Object({
+      contract_id: S.ContractId,
+      since: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), S.Hash])),
+    }),
+    run: async ({ session }, p) => ({
+      subscription: await session.subscribe(p.contract_id as string, p.since as number | string | undefined),
+    }),
+  },
+  unsubscribe: {
+    params: Type.Object({ subscription: Type.String() }),
+    run: ({ session }, p) => {
+      if (!session.unsubscribe(p.subscription as string)) {
+        throw new ContractError("NOT_FOUND", "Cannot unsubscribe: no such subscription on this connection", {
+          reason: "unknown_subscription",
+        });
+      }
+      return { unsubscribed: true };
+    },
+  },
+};

@@ -1,0 +1,63 @@
+import swagger from "@fastify/swagger";
+import type { FastifyInstance } from "fastify";
+import { withLimits } from "../contract/limits.js";
+import { createBaseApp } from "./createBaseApp.js";
+import type { HttpOptions } from "./HttpOptions.js";
+import { registerSocketRoute } from "./registerSocketRoute.js";
+import { Answer, REST_ROUTES } from "./restRoutes.js";
+import { ErrorBody } from "./schemas.js";
+
+/** The REST app (spec 4.1 + PROTOCOL.md §4), with `/openapi.json` and `/ws`. */
+export async function buildRestApp(options: HttpOptions): Promise<FastifyInstance> {
+  const limits = withLimits(options.limits);
+  const app = await createBaseApp(options);
+  await app.register(swagger, {
+    openapi: {
+      info: { title: "contract-hub", version: options.version ?? "0.1.0" },
+      components: {
+        securitySchemes: {
+          hubSignature: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Hub-Signature",
+            description: "With X-Hub-Key, X-Hub-Timestamp and X-Hub-Nonce; see docs/api.md",
+          },
+        },
+      },
+    },
+  });
+  for (const route of REST_ROUTES) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      config: { auth: route.auth },
+      ...(route.largeBody ? { bodyLimit: limits.pushBodyBytes } : {}),
+      schema: {
+        summary: route.summary,
+        ...(route.schema.params ? { params: route.schema.params } : {}),
+        ...(route.schema.querystring ? { querystring: route.schema.querystring } : {}),
+        ...(route.schema.body ? { body: route.schema.body } : {}),
+        ...(route.auth === "required" ? { security: [{ hubSignature: [] }] } : {}),
+        response: { [route.status ?? 200]: route.schema.response, "4xx": ErrorBody, "5xx": ErrorBody },
+      },
+      handler: async (request, reply) => {
+        const out = await route.run({
+          hub: options.hub,
+          registry: options.registry,
+          caller: request.caller,
+          params: request.params as Record<string, string>,
+          query: (request.query ?? {}) as Record<string, number | string | undefined>,
+          body: (request.body ?? {}) as Record<string, unknown>,
+        });
+        if (out instanceof Answer) return reply.code(out.status).send(out.body);
+        if (out !== null && typeof out === "object" && "pipe" in out) {
+          return reply.code(200).type("application/json").send(out);
+        }
+        return reply.code(route.status ?? 200).send(out);
+      },
+    });
+  }
+  app.get("/openapi.json", { config: { auth: "none" }, schema: { hide: true } }, async () => app.swagger());
+  registerSocketRoute(app, options);
+  return app;
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from "fastify";
+import { withLimits } from "../contract/limits.js";
+import { createBaseApp } from "./createBaseApp.js";
+import type { HttpOptions } from "./HttpOptions.js";
+import { failure, RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
+import { registerSocketRoute } from "./registerSocketRoute.js";
+import { RPC_METHODS } from "./rpcMethods.js";
+import { Responses } from "./schemas.js";
+
+/** The JSON-RPC app (PROTOCOL.md §8): `POST /`, `GET /health` and `/ws`. */
+export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance> {
+  const limits = withLimits(options.limits);
+  // Transport failures (body too large, bad auth headers) still answer in JSON-RPC form.
+  const app = await createBaseApp(options, (err) => failure(null, toRpcError(err)));
+  const dispatcher = new RpcDispatcher(RPC_METHODS, {
+    maxBatch: limits.rpcBatch,
+    maxDepth: limits.jsonDepth,
+    bodyBytes: limits.bodyBytes,
+    onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error in JSON-RPC"),
+  });
+  app.post(
+    "/",
+    { bodyLimit: limits.pushBodyBytes, config: { auth: "optional", rawBodyOnly: true } },
+    async (request, reply) => {
+      const ctx = {
+        hub: options.hub,
+        registry: options.registry,
+        caller: request.caller,
+        version: options.version ?? "0.1.0",
+      };
+      const answer = await dispatcher.handleText(request.rawBody.toString("utf8"), ctx);
+      if (answer === null) return reply.code(204).send();
+      return reply.code(200).type("application/json").send(answer);
+    },
+  );
+  app.get("/health", { config: { auth: "none" }, schema: { response: { 200: Responses.health } } }, async () =>
+    options.hub.health(),
+  );
+  registerSocketRoute(app, options);
+  return app;
+}

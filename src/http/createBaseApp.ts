@@ -1,0 +1,105 @@
+/**
+ * The fastify instance both ports share: our JSON parser (raw bytes kept for signatures),
+ * TypeBox validation, plain JSON output, per-route authentication, rate limiting, one log
+ * line per request, and one error handler that maps everything through the error table.
+ */
+import websocket from "@fastify/websocket";
+import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { ContractError } from "../contract/ContractError.js";
+import { withLimits } from "../contract/limits.js";
+import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
+import type { HttpOptions } from "./HttpOptions.js";
+import { parseJsonBody } from "./parseJsonBody.js";
+import { RateLimiter } from "./RateLimiter.js";
+import { toContractError } from "./toContractError.js";
+import { validatorCompiler } from "./validatorCompiler.js";
+
+/** How a route authenticates: `required` (401 without), `optional` (anonymous allowed), `none`. */
+export type AuthMode = "required" | "optional" | "none";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller;
+    rawBody: Buffer;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Keep the body as raw bytes (the JSON-RPC route parses it itself to answer -32700). */
+    rawBodyOnly?: boolean;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** Creates the shared fastify instance; `errorBody` shapes error responses (REST or JSON-RPC). */
+export async function createBaseApp(
+  options: HttpOptions,
+  errorBody: (err: ContractError) => unknown = (err) => err.toBody(),
+): Promise<FastifyInstance> {
+  const limits = withLimits(options.limits);
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // One line per request, written by the onResponse hook below instead of fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.bodyBytes,
+    return503OnClosing: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; bodies are written as-is so no field is ever dropped.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.decorateRequest("caller", null as unknown as Caller);
+  app.decorateRequest("rawBody", null as unknown as Buffer);
+  app.removeAllContentTypeParsers();
+  // Any content type is read as JSON: clients authenticate by signature, not by cookie.
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
+    const raw = body as Buffer;
+    request.rawBody = raw;
+    try {
+      done(null, request.routeOptions.config.rawBodyOnly ? raw : parseJsonBody(raw, limits.jsonDepth));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  const limiter = new RateLimiter(options.rateLimit ?? 500);
+  app.addHook("preHandler", async (request) => {
+    request.rawBody ??= EMPTY;
+    request.caller = await resolveCaller(options, request);
+    limiter.take(request.caller.accessKey ?? `ip:${request.ip}`);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        key: request.caller?.accessKey ?? undefined,
+      },
+      "request",
+    );
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const mapped = toContractError(err, request.routeOptions?.bodyLimit);
+    if (mapped.httpStatus >= 500) request.log.error({ err }, `${mapped.code} error`);
+    reply.code(mapped.httpStatus).type("application/json").send(errorBody(mapped));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const err = new ContractError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`, {
+      reason: "no_route",
+    });
+    reply.code(404).type("application/json").send(errorBody(err));
+  });
+  await app.register(websocket, { options: { maxPayload: limits.pushBodyBytes } });
+  // The pino instance narrows the logger type; callers only need the default instance type.
+  return app as unknown as FastifyInstance;
+}
+
+async function resolveCaller(options: HttpOptions, request: FastifyRequest): Promise<Caller> {
+  const mode = request.routeOptions.config.auth ?? "optional";
+  if (mode === "none") return ANONYMOUS;
+  const signed = { method: request.method, url: request.url, headers: request.headers, body: request.rawBody };
+  return mode === "required" ? options.authenticator.authenticate(signed) : options.authenticator.identify(signed);
+}

@@ -1,0 +1,216 @@
+/**
+ * The one REST route table (spec 4.1, PROTOCOL.md §4): method, path, schemas, who may call,
+ * and the hub operation it translates to. Nothing here decides validity; the hub does.
+ */
+import type { TSchema } from "typebox";
+import type { AccessRegistry } from "../auth/AccessRegistry.js";
+import type { WireCommit } from "../contract/Commit.js";
+import type { Caller, CreateContractBody, SubmitCommitBody } from "../hub/HubApi.js";
+import type { AuthMode } from "./createBaseApp.js";
+import { type HubServices, requireOperation } from "./HubServices.js";
+import { pullResponse } from "./pullResponse.js";
+import * as S from "./schemas.js";
+
+/** A response whose status is decided per request. */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+export interface RouteContext {
+  hub: HubServices;
+  registry: AccessRegistry;
+  caller: Caller;
+  params: Record<string, string>;
+  query: Record<string, number | string | undefined>;
+  body: Record<string, unknown>;
+}
+
+export interface RestRoute {
+  method: "GET" | "POST";
+  url: string;
+  summary: string;
+  auth: AuthMode;
+  /** Success status (200 unless told; `Answer` overrides it). */
+  status?: number;
+  /** Push bodies may be larger than the general limit. */
+  largeBody?: boolean;
+  schema: { params?: TSchema; querystring?: TSchema; body?: TSchema; response: TSchema };
+  run(ctx: RouteContext): Promise<unknown> | unknown;
+}
+
+const page = (q: RouteContext["query"]) => ({
+  ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
+  ...(q.offset !== undefined ? { offset: Number(q.offset) } : {}),
+});
+
+export const REST_ROUTES: readonly RestRoute[] = [
+  {
+    method: "GET",
+    url: "/health",
+    summary: "Hub status and version",
+    auth: "none",
+    schema: { response: S.Responses.health },
+    run: ({ hub }) => hub.health(),
+  },
+  {
+    method: "GET",
+    url: "/contracts",
+    summary: "Contracts visible to the caller",
+    auth: "optional",
+    schema: { querystring: S.PageQuery, response: S.Responses.contracts },
+    run: ({ hub, caller, query }) => hub.listContracts(caller, page(query)),
+  },
+  {
+    method: "POST",
+    url: "/contracts",
+    summary: "Create a contract (model and rules, or a template with params)",
+    auth: "required",
+    status: 201,
+    schema: { body: S.CreateContractBody, response: S.Responses.created },
+    run: ({ hub, caller, body }) => hub.createContract(caller, body as CreateContractBody),
+  },
+  {
+    method: "POST",
+    url: "/contracts/synthesize",
+    summary: "Synthesize a model, rules and protections from a description",
+    auth: "optional",
+    schema: { body: S.SynthesizeBody, response: S.Responses.any },
+    run: ({ hub, caller, body }) => requireOperation(hub, "synthesize")(caller, body),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id",
+    summary: "Contract metadata, model, rules and state",
+    auth: "optional",
+    schema: { params: S.IdParams, response: S.Responses.contract },
+    run: ({ hub, caller, params }) => hub.getContract(caller, params.id!),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/state",
+    summary: "Current state, valid actions and head",
+    auth: "optional",
+    schema: { params: S.IdParams, response: S.Responses.state },
+    run: ({ hub, caller, params }) => hub.getState(caller, params.id!),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/log",
+    summary: "Log entries, oldest first",
+    auth: "optional",
+    schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
+    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id!, page(query)),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/commits",
+    summary: "Commits as log entries (same as the log)",
+    auth: "optional",
+    schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
+    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id!, page(query)),
+  },
+  {
+    method: "POST",
+    url: "/contracts/:id/commits",
+    summary: "Submit one commit (fields, or a client-built {commit})",
+    auth: "required",
+    status: 201,
+    schema: { params: S.IdParams, body: S.SubmitCommitBody, response: S.Responses.submitted },
+    run: async ({ hub, caller, params, body }) => {
+      const { result, created } = await hub.submitCommit(caller, params.id!, body as SubmitCommitBody);
+      return new Answer(created ? 201 : 200, result);
+    },
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/commits/:hash",
+    summary: "One commit's log entry",
+    auth: "optional",
+    schema: { params: S.CommitParams, response: S.Responses.logEntry },
+    run: ({ hub, caller, params }) => hub.getCommit(caller, params.id!, params.hash!),
+  },
+  {
+    method: "POST",
+    url: "/contracts/:id/push",
+    summary: "Push commits atomically (creates the contract from a genesis)",
+    auth: "required",
+    largeBody: true,
+    schema: { params: S.IdParams, body: S.PushBody, response: S.Responses.pushed },
+    run: ({ hub, caller, params, body }) => hub.push(caller, params.id!, body as { commits: WireCommit[] }),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/pull",
+    summary: "Commits after `since` (all without it), streamed",
+    auth: "optional",
+    schema: { params: S.IdParams, querystring: S.PullQuery, response: S.Responses.pulled },
+    run: async ({ hub, caller, params, query }) => {
+      const q = {
+        ...(query.since !== undefined ? { since: String(query.since) } : {}),
+        ...(query.limit !== undefined ? { limit: Number(query.limit) } : {}),
+      };
+      return pullResponse(await hub.pullStream(caller, params.id!, q), q.limit !== undefined);
+    },
+  },
+  {
+    method: "POST",
+    url: "/contracts/:id/grant",
+    summary: "Owner grants reader, writer or none to an identity",
+    auth: "required",
+    schema: { params: S.IdParams, body: S.GrantBody, response: S.Responses.granted },
+    run: ({ hub, caller, params, body }) =>
+      requireOperation(hub, "grant")(caller, params.id!, body as { identity: string; role: string }),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/assets",
+    summary: "Assets created in the contract and balances it holds",
+    auth: "optional",
+    schema: { params: S.IdParams, response: S.Responses.any },
+    run: ({ hub, caller, params }) => requireOperation(hub, "getAssets")(caller, params.id!),
+  },
+  {
+    method: "GET",
+    url: "/templates",
+    summary: "Template catalogue (without model and rules)",
+    auth: "none",
+    schema: { response: S.Responses.any },
+    run: ({ hub }) => requireOperation(hub, "listTemplates")(),
+  },
+  {
+    method: "GET",
+    url: "/templates/:id",
+    summary: "One template with its model and rules",
+    auth: "none",
+    schema: { params: S.TemplateParams, response: S.Responses.any },
+    run: ({ hub, params }) => requireOperation(hub, "getTemplate")(params.id!),
+  },
+  {
+    method: "POST",
+    url: "/register",
+    summary: "Register an access key for an identity (both keys sign)",
+    auth: "none",
+    status: 201,
+    schema: { body: S.RegisterBody, response: S.Responses.registered },
+    run: ({ registry, body }) => registry.register(body),
+  },
+  {
+    method: "GET",
+    url: "/access",
+    summary: "The caller's identity and access keys",
+    auth: "required",
+    schema: { response: S.Responses.access },
+    run: ({ registry, caller }) => registry.list(caller),
+  },
+  {
+    method: "POST",
+    url: "/access/revoke",
+    summary: "Revoke an access key (signed request, or identity signature)",
+    auth: "optional",
+    schema: { body: S.RevokeBody, response: S.Responses.revoked },
+    run: ({ registry, caller, body }) => registry.revoke(caller, body),
+  },
+];

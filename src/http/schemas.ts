@@ -1,0 +1,160 @@
+/**
+ * TypeBox schemas of every route and JSON-RPC method (PROTOCOL.md §3–4, §8). One object per
+ * shape serves as the validator, the TypeScript type and the OpenAPI source. Shapes check
+ * types only; hex, ids and business rules are checked by the hub's strict decoders, which
+ * name the exact problem.
+ */
+import { type Static, Type } from "typebox";
+
+const CONTRACT_ID = "^[A-Za-z0-9_-]{1,64}$";
+const HASH = "^[0-9a-f]{64}$";
+
+export const ContractId = Type.String({ pattern: CONTRACT_ID, description: "Contract id" });
+export const Hash = Type.String({ pattern: HASH, description: "Commit hash, 64 lower-case hex" });
+
+export const ErrorBody = Type.Object({
+  error: Type.String(),
+  code: Type.String(),
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const IdParams = Type.Object({ id: ContractId });
+export const CommitParams = Type.Object({ id: ContractId, hash: Hash });
+export const TemplateParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export const PullQuery = Type.Object({
+  since: Type.Optional(Hash),
+  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+export const Operation = Type.Object({
+  method: Type.String(),
+  path: Type.Optional(Type.String()),
+  value: Type.Optional(Type.Unknown()),
+  action: Type.Optional(Type.String()),
+});
+
+export const WireCommit = Type.Object({
+  hash: Type.String(),
+  parent: Type.Union([Type.String(), Type.Null()]),
+  data: Type.Array(Operation),
+  head: Type.Object({
+    parent: Type.Union([Type.String(), Type.Null()]),
+    signatures: Type.Record(Type.String(), Type.String()),
+    attestations: Type.Optional(Type.Array(Type.Unknown())),
+  }),
+});
+
+export const CreateContractBody = Type.Object({
+  contract_id: Type.Optional(Type.String()),
+  model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  rules: Type.Optional(Type.Array(Type.String())),
+  owner: Type.Optional(Type.String()),
+  state: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  readers: Type.Optional(Type.Array(Type.String())),
+  template: Type.Optional(Type.String()),
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const SubmitCommitBody = Type.Object({
+  contract_id: Type.Optional(Type.String()),
+  method: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  value: Type.Optional(Type.Unknown()),
+  action: Type.Optional(Type.String()),
+  action_labels: Type.Optional(Type.Array(Type.String())),
+  signatures: Type.Optional(Type.Record(Type.String(), Type.String())),
+  attestations: Type.Optional(Type.Array(Type.Unknown())),
+  parent: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  commit: Type.Optional(WireCommit),
+});
+
+export const PushBody = Type.Object({ commits: Type.Array(WireCommit) });
+
+export const RegisterBody = Type.Object({
+  identity_pubkey: Type.String(),
+  access_pubkey: Type.String(),
+  identity_signature: Type.String(),
+  access_signature: Type.String(),
+});
+
+export const RevokeBody = Type.Object({
+  access_key: Type.String(),
+  identity_pubkey: Type.Optional(Type.String()),
+  identity_signature: Type.Optional(Type.String()),
+});
+
+export const GrantBody = Type.Object({
+  identity: Type.String(),
+  role: Type.Union([Type.Literal("reader"), Type.Literal("writer"), Type.Literal("none")]),
+});
+
+export const SynthesizeBody = Type.Object({
+  description: Type.String(),
+  pattern_hint: Type.Optional(Type.String()),
+});
+
+const StateView = Type.Object({
+  current_state: Type.String(),
+  current_states: Type.Array(Type.String()),
+  valid_actions: Type.Array(Type.Object({ action: Type.String(), required_signer: Type.String(), to: Type.String() })),
+  commit_count: Type.Integer(),
+  head: Type.String(),
+});
+
+const LogEntry = Type.Object({
+  index: Type.Integer(),
+  hash: Type.String(),
+  method: Type.String(),
+  path: Type.Optional(Type.String()),
+  value: Type.Optional(Type.Unknown()),
+  signer: Type.Optional(Type.String()),
+  signers: Type.Array(Type.String()),
+  timestamp: Type.Integer(),
+  action_labels: Type.Optional(Type.Array(Type.String())),
+});
+
+/** Response shapes, for the OpenAPI document only (responses are written as plain JSON). */
+export const Responses = {
+  health: Type.Object({ status: Type.String(), version: Type.String() }),
+  created: Type.Object({ contract_id: Type.String(), created_at: Type.Integer() }),
+  contract: Type.Object({
+    contract_id: Type.String(),
+    model: Type.Union([Type.String(), Type.Null()]),
+    rules: Type.Array(Type.String()),
+    state: StateView,
+    created_at: Type.Integer(),
+  }),
+  contracts: Type.Object({ contracts: Type.Array(Type.Unknown()), total: Type.Integer() }),
+  state: StateView,
+  log: Type.Object({ commits: Type.Array(LogEntry), total: Type.Integer() }),
+  logEntry: LogEntry,
+  submitted: Type.Object({
+    commit_hash: Type.String(),
+    index: Type.Integer(),
+    new_state: StateView,
+    timestamp: Type.Integer(),
+  }),
+  pushed: Type.Object({ pushed: Type.Integer(), head: Type.String() }),
+  pulled: Type.Object({
+    contract_id: Type.String(),
+    head: Type.String(),
+    commits: Type.Array(Type.Unknown()),
+    has_more: Type.Optional(Type.Boolean()),
+  }),
+  registered: Type.Object({ identity: Type.String(), access_key: Type.String(), created_at: Type.Integer() }),
+  access: Type.Object({ identity: Type.String(), access_keys: Type.Array(Type.Unknown()) }),
+  revoked: Type.Object({ access_key: Type.String(), revoked_at: Type.Integer() }),
+  granted: Type.Object({ contract_id: Type.String(), identity: Type.String(), role: Type.String() }),
+  any: Type.Unknown(),
+};
+
+export type CreateContractBodyT = Static<typeof CreateContractBody>;
+export type SubmitCommitBodyT = Static<typeof SubmitCommitBody>;
+export type PushBodyT = Static<typeof PushBody>;
+export type PageQueryT = Static<typeof PageQuery>;
+export type PullQueryT = Static<typeof PullQuery>;
