@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { stateView } from "../src/contract/engine.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
+import { candidatesOf, failedOn } from "./support/engineAsserts.js";
 import { Party } from "./support/Party.js";
 
 const ESCROW = `model Escrow {
@@ -98,5 +99,122 @@ describe("escrow at the engine level", () => {
     );
     assert.equal(details.rule, "/rules/never.modality");
     assert.equal(details.anchor_state, "init");
+  });
+});
+
+describe("escrow: operations that need the model's explicit consent", () => {
+  it("rejects a MODEL or RULE operation on a transition that does not name it (needs_label)", async () => {
+    const { d, buyer, seller } = await escrow();
+    await d.commit([op.action("DEPOSIT")], [buyer]);
+    await d.commit([op.action("DELIVER")], [seller]);
+    await d.commit([op.action("RELEASE")], [buyer]);
+    // released -> released [] is enabled for anything but sensitive operations.
+    await d.commit([op.post("/notes/after.text", "fine")]);
+    let details = await assertContractErrorAsync(
+      () => d.commit([op.model(ESCROW)], [buyer]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.deepEqual(failedOn(details, "released", "released"), [["needs_label", "+MODEL"]]);
+    details = await assertContractErrorAsync(
+      () => d.commit([op.rule("/rules/r.modality", "true")], [buyer]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.deepEqual(failedOn(details, "released", "released"), [["needs_label", "+RULE"]]);
+  });
+
+  it("rejects overwriting an .id value or posting under /_code/ without +modifies (needs_modifies)", async () => {
+    const { d, buyer, seller } = await escrow();
+    const intruder = new Party("intruder");
+    await d.commit([op.action("DEPOSIT")], [buyer]);
+    await d.commit([op.action("DELIVER")], [seller]);
+    await d.commit([op.action("RELEASE")], [buyer]);
+    let details = await assertContractErrorAsync(
+      () => d.commit([op.post("/users/buyer.id", intruder.key)]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.deepEqual(failedOn(details, "released", "released"), [["needs_modifies", "+modifies(/users/buyer.id)"]]);
+    details = await assertContractErrorAsync(
+      () => d.commit([op.post("/_code/custom/p.wasm", "AGFzbQEAAAA=")]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.deepEqual(failedOn(details, "released", "released"), [
+      ["needs_modifies", "+modifies(/_code/custom/p.wasm)"],
+    ]);
+    // Re-posting the same key is not an overwrite; a new .id path is not one either.
+    await d.commit([op.post("/users/buyer.id", buyer.key), op.post("/users/intruder.id", intruder.key)]);
+    assert.equal(d.state.data.get("/users/buyer.id"), buyer.key);
+  });
+
+  it("accepts an .id overwrite on a transition carrying +modifies of a covering directory", async () => {
+    const { d, buyer } = await escrow(
+      ESCROW.replace(
+        "initial init",
+        "initial init\n  init -> init [+ROTATE +modifies(/users) +signed_by(/users/buyer.id)]",
+      ),
+    );
+    const next = new Party("buyer");
+    await d.commit([op.post("/users/buyer.id", next.key), op.action("ROTATE")], [buyer]);
+    assert.equal(d.state.data.get("/users/buyer.id"), next.key);
+    // The old key no longer counts as the buyer.
+    await assertContractErrorAsync(
+      () => d.commit([op.action("DEPOSIT")], [{ key: buyer.seed, as: `ed25519:${buyer.key}` }]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("DEPOSIT")], [next]);
+    assert.equal(d.state.currentStateName, "deposited");
+  });
+
+  it("rejects posts under /model/, /rules/ and /reposts/ whatever the model says", async () => {
+    const { d } = await escrow(ESCROW.replace("initial init", "initial init\n  init -> init []"));
+    for (const path of ["/model/default.modality", "/rules/r.modality", "/reposts/x/y.text"]) {
+      const details = await assertContractErrorAsync(
+        () => d.commit([op.post(path, "true")]),
+        "VALIDATION_FAILED",
+        "reserved_path",
+      );
+      assert.equal(details.path, path);
+    }
+    assert.equal(d.state.length, 1);
+  });
+
+  it("rejects a commit whose hash does not match its content", async () => {
+    const { d, buyer } = await escrow();
+    const good = d.build([op.action("DEPOSIT")], [buyer]);
+    const tampered = { ...good, data: [op.post("/notes/x.text", "y"), op.action("DEPOSIT")] };
+    const details = await assertContractErrorAsync(() => d.append(tampered), "VALIDATION_FAILED", "hash_mismatch");
+    assert.equal(details.actual, good.hash);
+    assert.notEqual(details.expected, good.hash);
+    assert.equal(d.state.length, 1);
+  });
+
+  it("rejects a DISPUTE from the seller but accepts the arbiter's resolution path", async () => {
+    const { d, buyer, seller, arbiter } = await escrow();
+    await d.commit([op.action("DEPOSIT")], [buyer]);
+    const details = await assertContractErrorAsync(
+      () => d.commit([op.action("DISPUTE")], [seller]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.deepEqual(failedOn(details, "deposited", "disputed"), [["missing", "+signed_by(/users/buyer.id)"]]);
+    // Ranked by number of failed properties.
+    const counts = candidatesOf(details).map((c) => c.failed.length);
+    assert.deepEqual(
+      counts,
+      [...counts].sort((a, b) => a - b),
+    );
+    assert.equal(counts.length, 2);
+    await d.commit([op.action("DISPUTE")], [buyer]);
+    await assertContractErrorAsync(
+      () => d.commit([op.action("RESOLVE")], [buyer]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("RESOLVE")], [arbiter]);
+    assert.equal(d.state.currentStateName, "released");
   });
 });
