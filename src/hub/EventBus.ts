@@ -1,0 +1,42 @@
+import type { LiveCommit, Subscription } from "./Subscription.js";
+
+/**
+ * Fan-out of stored commits to the subscriptions of their contract. The hub publishes only
+ * after the store acknowledged (never a rejected or duplicate commit); ordering and
+ * exactly-once delivery are each Subscription's job.
+ */
+export class EventBus {
+  private readonly subscriptions = new Map<string, Set<Subscription>>();
+
+  /** True when someone listens to the contract (writers then compute the state views). */
+  hasListeners(contractId: string): boolean {
+    return (this.subscriptions.get(contractId)?.size ?? 0) > 0;
+  }
+
+  /** Registers a subscription; returns the function that removes and closes it. */
+  add(sub: Subscription): () => void {
+    let set = this.subscriptions.get(sub.contractId);
+    if (set === undefined) this.subscriptions.set(sub.contractId, (set = new Set()));
+    set.add(sub);
+    return () => {
+      sub.close();
+      set.delete(sub);
+      if (set.size === 0 && this.subscriptions.get(sub.contractId) === set) this.subscriptions.delete(sub.contractId);
+    };
+  }
+
+  /** Delivers stored commits, in log order, to every subscription of their contract. */
+  publish(commits: readonly LiveCommit[]): void {
+    for (const c of commits) {
+      const set = this.subscriptions.get(c.contractId);
+      if (set === undefined) continue;
+      for (const sub of set) sub.offer(c);
+    }
+  }
+
+  /** Closes every subscription (hub shutdown). */
+  closeAll(): void {
+    for (const set of this.subscriptions.values()) for (const sub of set) sub.close();
+    this.subscriptions.clear();
+  }
+}

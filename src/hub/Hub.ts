@@ -1,0 +1,437 @@
+import { randomBytes } from "node:crypto";
+import { isContractId, type WireCommit } from "../contract/Commit.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
+import type { ContractState } from "../contract/ContractState.js";
+import {
+  acceptCommit,
+  acceptGenesis,
+  applyDelta,
+  buildCommit,
+  genesisData,
+  replayLog,
+  stateView,
+} from "../contract/engine.js";
+import { decodeHash, IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
+import { DEFAULT_LIMITS } from "../contract/limits.js";
+import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
+import type { AppendExtras, ContractRecord, GrantRole, Store } from "../store/Store.js";
+import { SqliteStore } from "../store/sqlite/SqliteStore.js";
+import { type AccessFacts, canRead, canWrite } from "./acl.js";
+import { ContractCache } from "./ContractCache.js";
+import { EventBus } from "./EventBus.js";
+import { type EngineSettings, engineContext } from "./engineContext.js";
+import type {
+  Caller,
+  CommitEvent,
+  CreateContractBody,
+  HubApi,
+  PullResult,
+  StateView,
+  SubmitCommitBody,
+  SubmitCommitResult,
+} from "./HubApi.js";
+import { KeyedMutex } from "./KeyedMutex.js";
+import { operationsFromBody } from "./operationsFromBody.js";
+import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
+import { pushCommits } from "./pushCommits.js";
+import { replayEvents } from "./replayEvents.js";
+import { type LiveCommit, Subscription } from "./Subscription.js";
+
+/** A template instantiation (the templates module provides it). */
+export type TemplateInstantiator = (
+  template: string,
+  params: Record<string, unknown>,
+) => { model: string | null; rules: string[]; state?: Record<string, unknown> } | undefined;
+
+export interface HubOptions extends EngineSettings {
+  store: Store;
+  /** Contract states kept in memory (default 1000). */
+  cacheSize?: number;
+  /** Receipt time in integer seconds (default: the clock). */
+  now?: () => number;
+  version?: string;
+  templates?: TemplateInstantiator;
+  /** Listener and replay failures of subscriptions (default: ignored). */
+  onError?: (err: unknown) => void;
+}
+
+/** A contract, its state and the caller's standing, as an operation needs them. */
+export type Loaded = AccessFacts;
+
+const notFound = (id: string) =>
+  new ContractError("NOT_FOUND", `Contract ${JSON.stringify(id)} not found`, { reason: "contract_not_found" });
+
+/** The transport-free hub (ARCHITECTURE.md): HubApi over a Store and the contract engine. */
+export class Hub implements HubApi {
+  readonly store: Store;
+  readonly cache: ContractCache;
+  readonly bus = new EventBus();
+  readonly locks = new KeyedMutex();
+  readonly settings: EngineSettings;
+  readonly now: () => number;
+  private readonly version: string;
+  private readonly templates: TemplateInstantiator | undefined;
+  private readonly onError: (err: unknown) => void;
+  private readonly ownsStore: boolean;
+  private readonly loading = new Map<string, Promise<ContractState>>();
+
+  constructor(options: HubOptions, ownsStore = false) {
+    this.store = options.store;
+    this.cache = new ContractCache(options.cacheSize ?? 1000);
+    this.settings = {
+      limits: options.limits ?? DEFAULT_LIMITS,
+      wasm: options.wasm ?? null,
+      assets: options.assets ?? null,
+    };
+    this.now = options.now ?? (() => Math.floor(Date.now() / 1000));
+    this.version = options.version ?? "0.1.0";
+    this.templates = options.templates;
+    this.onError = options.onError ?? (() => {});
+    this.ownsStore = ownsStore;
+  }
+
+  /** A hub over a SQLite store in `dataDir` (closed with the hub). */
+  static async open(options: Omit<HubOptions, "store"> & { dataDir: string }): Promise<Hub> {
+    const store = await SqliteStore.open({ dataDir: options.dataDir });
+    return new Hub({ ...options, store }, true);
+  }
+
+  /** Closes subscriptions, then the store if the hub opened it. */
+  async close(): Promise<void> {
+    this.bus.closeAll();
+    if (this.ownsStore) await this.store.close();
+  }
+
+  health(): { status: string; version: string } {
+    return { status: "ok", version: this.version };
+  }
+
+  // ---- loading and access -------------------------------------------------------------
+
+  /** The contract's state at the stored head: the cached one, or a trusted replay of the store. */
+  async stateOf(record: ContractRecord): Promise<ContractState> {
+    const cached = this.cache.get(record.id);
+    if (cached !== undefined && cached.head === record.head) return cached;
+    const key = `${record.id}@${record.head}`;
+    let pending = this.loading.get(key);
+    if (pending === undefined) {
+      const { id, length } = record;
+      pending = replayLog(id, this.store.readCommits(id, 0, length), {
+        trusted: true,
+        wasm: this.settings.wasm ?? null,
+        ...(this.settings.limits ? { limits: this.settings.limits } : {}),
+        readLog: () => this.store.readCommits(id, 0, length),
+      }).finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    const state = await pending;
+    this.cache.set(state);
+    return state;
+  }
+
+  /** Loads a contract for `caller`: NOT_FOUND when absent or unreadable, and for writes 401/403. */
+  async access(caller: Caller, id: string, mode: "read" | "write"): Promise<Loaded> {
+    if (mode === "write" && caller.identity === null) {
+      throw new ContractError("UNAUTHORIZED", "Authentication is required to write", { reason: "unauthenticated" });
+    }
+    const record = isContractId(id) ? await this.store.getContract(id) : null;
+    if (record === null) throw notFound(id);
+    const state = await this.stateOf(record);
+    const grant = caller.identity === null ? null : await this.store.getGrant(id, caller.identity);
+    const facts = { record, state, grant };
+    if (!canRead(caller, facts)) throw notFound(id);
+    if (mode === "write" && !canWrite(caller, facts)) {
+      throw new ContractError("FORBIDDEN", `Not allowed to write to contract ${id}`, { reason: "not_a_writer" });
+    }
+    return facts;
+  }
+
+  /** Stores commits at `expectedHead`; a CONFLICT means another process moved the head, so the cache is dropped. */
+  async append(id: string, expectedHead: string | null, commits: StoredCommit[], extras?: AppendExtras): Promise<void> {
+    try {
+      await this.store.appendCommits(id, expectedHead, commits, extras);
+    } catch (err) {
+      if (isContractError(err, "CONFLICT")) this.cache.delete(id);
+      throw err;
+    }
+  }
+
+  /** Hands acknowledged commits to the subscribers (views may be null: they are then read back). */
+  publish(id: string, commits: StoredCommit[], views: (StateView | null)[]): void {
+    const live: LiveCommit[] = commits.map((stored, i) => ({ contractId: id, stored, view: views[i] ?? null }));
+    this.bus.publish(live);
+  }
+
+  // ---- contracts ----------------------------------------------------------------------
+
+  async listContracts(caller: Caller, q: { limit?: number; offset?: number }) {
+    const { limit, offset } = pageQuery(q);
+    const { contracts, total } = await this.store.listContracts({ identity: caller.identity, limit, offset });
+    return {
+      contracts: contracts.map((c) => ({
+        contract_id: c.id,
+        owner: IDENTITY_PREFIX + c.owner,
+        created_at: c.createdAt,
+        head: c.head,
+        commit_count: c.length,
+        private: c.private,
+      })),
+      total,
+    };
+  }
+
+  async createContract(caller: Caller, body: CreateContractBody): Promise<{ contract_id: string; created_at: number }> {
+    if (caller.identity === null) {
+      throw new ContractError("UNAUTHORIZED", "Authentication is required to create a contract", {
+        reason: "unauthenticated",
+      });
+    }
+    const input = this.genesisInput(caller.identity, body);
+    const id = body.contract_id ?? `c_${randomBytes(12).toString("hex")}`;
+    if (!isContractId(id) || id === "synthesize") {
+      throw new ContractError("INVALID_REQUEST", `Invalid contract_id ${JSON.stringify(id)}`, {
+        reason: "contract_id",
+        field: "contract_id",
+      });
+    }
+    const readers = this.readers(body.readers);
+    const commit = buildCommit(id, null, genesisData(input));
+    return this.locks.run(id, async () => {
+      const existing = await this.store.getContract(id);
+      if (existing !== null) {
+        throw new ContractError("CONFLICT", `Contract ${id} already exists`, {
+          reason: "contract_exists",
+          head: existing.head,
+        });
+      }
+      const timestamp = this.now();
+      const ctx = engineContext(this.store, id, 0, [], this.settings, { timestamp });
+      const { state, stored } = await acceptGenesis(id, commit, ctx);
+      const contract = {
+        owner: caller.identity!,
+        createdAt: timestamp,
+        private: readers !== null,
+        readers: readers ?? [],
+      };
+      await this.append(id, null, [stored], { contract });
+      this.cache.set(state);
+      this.publish(id, [stored], [stateView(state)]);
+      return { contract_id: id, created_at: timestamp };
+    });
+  }
+
+  private genesisInput(identity: string, body: CreateContractBody) {
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
+        reason: "body_not_object",
+      });
+    }
+    const owner = IDENTITY_PREFIX + identity;
+    if (body.owner !== undefined && normalizeIdentity(body.owner, "owner") !== owner) {
+      throw new ContractError("FORBIDDEN", "The owner must be the authenticated identity", {
+        reason: "owner_mismatch",
+      });
+    }
+    let { model, rules, state } = body;
+    if (body.template !== undefined) {
+      const t = this.templates?.(body.template, body.params ?? {});
+      if (t === undefined) {
+        throw new ContractError("NOT_FOUND", `Template ${JSON.stringify(body.template)} not found`, {
+          reason: "template_not_found",
+        });
+      }
+      model = t.model;
+      rules = [...t.rules, ...(rules ?? [])];
+      state = { ...t.state, ...state };
+    }
+    if (model !== undefined && model !== null && typeof model !== "string")
+      throw new ContractError("INVALID_REQUEST", "Invalid model: expected a string", { reason: "model_type" });
+    if (rules !== undefined && (!Array.isArray(rules) || rules.some((r) => typeof r !== "string")))
+      throw new ContractError("INVALID_REQUEST", "Invalid rules: expected strings", { reason: "rules_type" });
+    if (state !== undefined && (state === null || typeof state !== "object" || Array.isArray(state)))
+      throw new ContractError("INVALID_REQUEST", "Invalid state: expected an object", { reason: "state_type" });
+    return { model: model ?? null, rules: rules ?? [], owner, ...(state ? { state } : {}) };
+  }
+
+  private readers(readers: unknown): string[] | null {
+    if (readers === undefined) return null;
+    if (!Array.isArray(readers))
+      throw new ContractError("INVALID_REQUEST", "Invalid readers: expected an array of identities", {
+        reason: "readers_type",
+      });
+    return readers.map((r, i) => normalizeIdentity(r, `readers[${i}]`).slice(IDENTITY_PREFIX.length));
+  }
+
+  async getContract(caller: Caller, id: string) {
+    const { record, state } = await this.access(caller, id, "read");
+    return {
+      contract_id: id,
+      model: state.model?.text ?? null,
+      rules: state.rules.map((r) => r.text),
+      state: stateView(state),
+      created_at: record.createdAt,
+    };
+  }
+
+  async getState(caller: Caller, id: string): Promise<StateView> {
+    return stateView((await this.access(caller, id, "read")).state);
+  }
+
+  /** `POST /contracts/:id/grant` (owner only): `role` `reader`, `writer` or `none`. */
+  async grant(
+    caller: Caller,
+    id: string,
+    body: { identity: string; role: string },
+  ): Promise<{ contract_id: string; identity: string; role: string }> {
+    const { record } = await this.access(caller, id, "write");
+    if (record.owner !== caller.identity)
+      throw new ContractError("FORBIDDEN", "Only the owner can grant access", { reason: "not_owner" });
+    const identity = normalizeIdentity(body?.identity, "identity");
+    const role = body?.role;
+    if (role !== "reader" && role !== "writer" && role !== "none")
+      throw new ContractError("INVALID_REQUEST", "Invalid role: expected reader, writer or none", { reason: "role" });
+    await this.store.setGrant(id, identity.slice(IDENTITY_PREFIX.length), role as GrantRole | "none", this.now());
+    return { contract_id: id, identity, role };
+  }
+
+  // ---- log and commits ----------------------------------------------------------------
+
+  async getLog(caller: Caller, id: string, q: { limit?: number; offset?: number }) {
+    const { limit, offset } = pageQuery(q);
+    const { record } = await this.access(caller, id, "read");
+    const commits = [];
+    for await (const c of this.store.readCommits(id, offset, Math.min(offset + limit, record.length)))
+      commits.push(toLogEntry(c));
+    return { commits, total: record.length };
+  }
+
+  async getCommit(caller: Caller, id: string, hash: string) {
+    decodeHash(hash, "hash");
+    await this.access(caller, id, "read");
+    const c = await this.store.getCommitByHash(id, hash);
+    if (c === null)
+      throw new ContractError("NOT_FOUND", `Commit ${hash} not found in ${id}`, { reason: "commit_not_found" });
+    return toLogEntry(c);
+  }
+
+  async submitCommit(
+    caller: Caller,
+    id: string,
+    body: SubmitCommitBody,
+  ): Promise<{ result: SubmitCommitResult; created: boolean }> {
+    if (body === null || typeof body !== "object" || Array.isArray(body))
+      throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
+        reason: "body_not_object",
+      });
+    if (body.contract_id !== undefined && body.contract_id !== id)
+      throw new ContractError(
+        "INVALID_REQUEST",
+        `Body contract_id ${JSON.stringify(body.contract_id)} differs from ${id}`,
+        {
+          reason: "contract_id_mismatch",
+        },
+      );
+    const fields = body.commit === undefined;
+    const ops = fields ? operationsFromBody(body) : null;
+    const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
+    if (fields && signed && body.parent === undefined)
+      throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
+    return this.locks.run(id, async () => {
+      const { state } = await this.access(caller, id, "write");
+      const commit: WireCommit = fields
+        ? buildCommit(
+            id,
+            body.parent === undefined ? state.head : body.parent,
+            ops!,
+            body.signatures ?? {},
+            body.attestations as WireCommit["head"]["attestations"],
+          )
+        : (body.commit as WireCommit);
+      if (commit?.hash === state.head) {
+        // An idempotent retry of the commit that is already the head.
+        const stored = (await this.store.getCommitAt(id, state.length - 1))!;
+        const result = {
+          commit_hash: stored.hash,
+          index: stored.index,
+          new_state: stateView(state),
+          timestamp: stored.timestamp,
+        };
+        return { result, created: false };
+      }
+      const ctx = engineContext(this.store, id, state.length, [], this.settings, { timestamp: this.now() });
+      const { stored, delta } = await acceptCommit(state, commit, ctx);
+      await this.append(id, state.head, [stored]);
+      applyDelta(state, delta);
+      this.cache.set(state);
+      const view = stateView(state);
+      this.publish(id, [stored], [view]);
+      return {
+        result: { commit_hash: stored.hash, index: stored.index, new_state: view, timestamp: stored.timestamp },
+        created: true,
+      };
+    });
+  }
+
+  push(caller: Caller, id: string, body: { commits: WireCommit[] }): Promise<{ pushed: number; head: string }> {
+    return pushCommits(this, caller, id, body);
+  }
+
+  // ---- pull and events ----------------------------------------------------------------
+
+  async pull(caller: Caller, id: string, q: { since?: string; limit?: number }): Promise<PullResult> {
+    const stream = await this.pullStream(caller, id, q);
+    const commits = [];
+    for await (const c of stream.commits) commits.push(c);
+    const result: PullResult = { contract_id: id, head: stream.head, commits };
+    if (q.limit !== undefined) result.has_more = stream.hasMore();
+    return result;
+  }
+
+  async pullStream(caller: Caller, id: string, q: { since?: string; limit?: number }) {
+    const limit = nonNegativeInteger(q.limit, "limit");
+    if (q.since !== undefined) decodeHash(q.since, "since");
+    const { record } = await this.access(caller, id, "read");
+    let from = 0;
+    if (q.since !== undefined) {
+      const since = await this.store.getCommitByHash(id, q.since);
+      if (since === null)
+        throw new ContractError("NOT_FOUND", `Commit ${q.since} not found in ${id}`, { reason: "since_not_found" });
+      from = since.index + 1;
+    }
+    // Bounded by the length read with the head, so `head` and the commits agree.
+    const end = limit === undefined ? record.length : Math.min(record.length, from + limit);
+    const store = this.store;
+    async function* commits() {
+      for await (const c of store.readCommits(id, from, end)) yield toPulledCommit(c);
+    }
+    return { contract_id: id, head: record.head, commits: commits(), hasMore: () => end < record.length };
+  }
+
+  async subscribe(
+    caller: Caller,
+    id: string,
+    since: number | string | undefined,
+    listener: (event: CommitEvent) => void,
+  ): Promise<() => void> {
+    const { record } = await this.access(caller, id, "read");
+    let from = record.length;
+    if (typeof since === "string") {
+      decodeHash(since, "since");
+      const c = await this.store.getCommitByHash(id, since);
+      if (c === null)
+        throw new ContractError("NOT_FOUND", `Commit ${since} not found in ${id}`, { reason: "since_not_found" });
+      from = c.index + 1;
+    } else if (since !== undefined) {
+      from = nonNegativeInteger(since, "since")!;
+    }
+    const source = (a: number, b: number) => replayEvents(this.store, id, a, b, this.settings);
+    const sub = new Subscription(id, from, record.length, listener, source, this.onError);
+    const unsubscribe = this.bus.add(sub);
+    // Commits published between our read and the registration are stored: replay them too.
+    const latest = await this.store.getContract(id);
+    if (latest !== null) sub.catchUpTo(latest.length);
+    // Deliver after the caller got its unsubscribe handle (and could answer the subscribe request).
+    setImmediate(() => sub.start());
+    return unsubscribe;
+  }
+}

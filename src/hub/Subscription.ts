@@ -1,0 +1,111 @@
+import { type StoredCommit, toLogEntry } from "../contract/StoredCommit.js";
+import type { StateView } from "../contract/stateView.js";
+import type { CommitEvent } from "./HubApi.js";
+
+/** A stored commit as the writer publishes it; `view` is null when the writer did not compute it. */
+export interface LiveCommit {
+  contractId: string;
+  stored: StoredCommit;
+  view: StateView | null;
+}
+
+/** Reads events `[from, to)` from the store (with the state after each commit). */
+export type EventSource = (from: number, to: number) => AsyncIterable<CommitEvent>;
+
+/**
+ * One subscriber's ordered, exactly-once view of a contract's log (PROTOCOL.md §9). It keeps
+ * the next index it owes the listener: live commits below it are duplicates and dropped;
+ * a live commit above it (a replay not finished, another instance's writes, a commit
+ * published without its state) makes it read the gap from the store first. So delivery is
+ * in log order with neither gaps nor duplicates, whatever order publishers and replays race in.
+ */
+export class Subscription {
+  private next: number;
+  private target: number;
+  private readonly pending: LiveCommit[] = [];
+  private pumping = false;
+  private closed = false;
+
+  constructor(
+    readonly contractId: string,
+    from: number,
+    /** Stored length when subscribing: everything below it is replayed from the store. */
+    storedLength: number,
+    private readonly listener: (event: CommitEvent) => void,
+    private readonly source: EventSource,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.next = from;
+    this.target = storedLength;
+  }
+
+  /** Starts delivering (the replay of missed commits first). */
+  start(): void {
+    void this.pump();
+  }
+
+  /** Makes sure every stored commit below `length` is delivered (replayed when not offered live). */
+  catchUpTo(length: number): void {
+    if (length > this.target) this.target = length;
+  }
+
+  /** Offers a live commit (called by the EventBus after the store acknowledged it). */
+  offer(commit: LiveCommit): void {
+    if (this.closed || commit.stored.index < this.next) return;
+    this.pending.push(commit);
+    void this.pump();
+  }
+
+  /** Stops delivery; nothing is delivered after it returns. */
+  close(): void {
+    this.closed = true;
+    this.pending.length = 0;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  private emit(event: CommitEvent): void {
+    if (this.closed || event.commit.index !== this.next) return;
+    this.next++;
+    try {
+      this.listener(event);
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || this.closed) return;
+    this.pumping = true;
+    try {
+      while (!this.closed) {
+        if (this.target > this.next) {
+          for await (const event of this.source(this.next, this.target)) {
+            if (this.closed) return;
+            this.emit(event);
+          }
+          // A short read (should not happen: the target was stored) must not loop forever.
+          if (this.target > this.next) throw new Error(`commits ${this.next}..${this.target} missing from the store`);
+          continue;
+        }
+        const live = this.pending.shift();
+        if (live === undefined) break;
+        const index = live.stored.index;
+        if (index < this.next) continue;
+        if (index > this.next || live.view === null) {
+          // Fill the gap (or compute the missing state) from the store, then come back to it.
+          this.target = index + 1;
+          continue;
+        }
+        this.emit({ contract_id: live.contractId, commit: toLogEntry(live.stored), state: live.view });
+      }
+    } catch (err) {
+      this.close();
+      this.onError(err);
+    } finally {
+      this.pumping = false;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import type { ContractState } from "../contract/ContractState.js";
+import type { ContractRecord, GrantRole } from "../store/Store.js";
+import type { Caller } from "./HubApi.js";
+
+/** Everything an access decision about one contract needs. */
+export interface AccessFacts {
+  record: ContractRecord;
+  state: ContractState;
+  /** The caller's grant on the contract, or null. */
+  grant: GrantRole | null;
+}
+
+/** True when `identity` (hex) is stored at an `.id` path of the state: a party of the contract. */
+export function isParty(state: ContractState, identity: string): boolean {
+  for (const [path, value] of state.data) if (path.endsWith(".id") && value === identity) return true;
+  return false;
+}
+
+/** PROTOCOL.md §7: public contracts are readable by anyone; private ones by owner, writers, parties and readers. */
+export function canRead(caller: Caller, facts: AccessFacts): boolean {
+  if (!facts.record.private) return true;
+  if (caller.identity === null) return false;
+  return facts.grant !== null || canWrite(caller, facts);
+}
+
+/** PROTOCOL.md §7: writers are the owner, identities granted `writer`, and the parties. */
+export function canWrite(caller: Caller, facts: AccessFacts): boolean {
+  const id = caller.identity;
+  if (id === null) return false;
+  return facts.record.owner === id || facts.grant === "writer" || isParty(facts.state, id);
+}

@@ -1,0 +1,43 @@
+import type { AssetHooks, EngineContext, WasmRunner } from "../contract/EngineContext.js";
+import type { Limits } from "../contract/limits.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
+import type { Store } from "../store/Store.js";
+
+/** What the hub passes to the engine for every commit of a contract. */
+export interface EngineSettings {
+  limits?: Limits;
+  wasm?: WasmRunner | null;
+  assets?: AssetHooks | null;
+}
+
+/**
+ * The engine context for the next commit of `contractId`: the log is the stored prefix
+ * (bounded by `storedLength`, the length validated against) followed by `pending`, the
+ * commits accepted earlier in the same batch and not stored yet.
+ */
+export function engineContext(
+  store: Store,
+  contractId: string,
+  storedLength: number,
+  pending: readonly StoredCommit[],
+  settings: EngineSettings,
+  extra: Pick<EngineContext, "timestamp" | "verifiedSigners" | "trusted">,
+): EngineContext {
+  const ctx: EngineContext = {
+    ...settings,
+    timestamp: extra.timestamp,
+    async commitIndex(hash: string) {
+      const inBatch = pending.find((c) => c.hash === hash);
+      if (inBatch !== undefined) return inBatch.index;
+      const stored = await store.getCommitByHash(contractId, hash);
+      return stored !== null && stored.index < storedLength ? stored.index : null;
+    },
+    async *readLog() {
+      yield* store.readCommits(contractId, 0, storedLength);
+      yield* pending;
+    },
+  };
+  if (extra.verifiedSigners !== undefined) ctx.verifiedSigners = extra.verifiedSigners;
+  if (extra.trusted) ctx.trusted = true;
+  return ctx;
+}

@@ -1,0 +1,42 @@
+import type { Operation } from "../contract/Commit.js";
+import { ContractError } from "../contract/ContractError.js";
+import { typeName } from "../contract/hex.js";
+import { normalizeOperation } from "../contract/validateCommitShape.js";
+import type { SubmitCommitBody } from "./HubApi.js";
+
+function invalid(message: string, reason: string): never {
+  throw new ContractError("INVALID_REQUEST", message, { reason });
+}
+
+/**
+ * The operations of a `POST /contracts/:id/commits` field body (PROTOCOL.md §3), in order:
+ * the operation of `method/path/value` (none when `method` is absent or `"action"`; an
+ * `{"method":"action","action":"X"}` body is the action X), then one `action` operation per
+ * `action_labels` entry. Each is normalized by the engine's operation decoder.
+ */
+export function operationsFromBody(body: SubmitCommitBody): Operation[] {
+  const ops: Operation[] = [];
+  const { method } = body;
+  if (method !== undefined && typeof method !== "string")
+    invalid(`Cannot build commit: method must be a string, got ${typeName(method)}`, "method_type");
+  const m = method?.toLowerCase();
+  if (body.action !== undefined && m !== undefined && m !== "action")
+    invalid(`Cannot build commit: "action" is only allowed with method "action", got "${m}"`, "action_with_method");
+  if (m === undefined || m === "action") {
+    const label = body.action ?? (m === "action" ? body.value : undefined);
+    if (label !== undefined) ops.push(normalizeOperation({ method: "action", value: label }, ops.length));
+    else if (m === undefined && (body.path !== undefined || body.value !== undefined))
+      invalid("Cannot build commit: path and value need a method", "method_missing");
+  } else {
+    const raw: Record<string, unknown> = { method: m };
+    if (body.path !== undefined) raw.path = body.path;
+    if (body.value !== undefined) raw.value = body.value;
+    ops.push(normalizeOperation(raw, 0));
+  }
+  const labels = body.action_labels ?? [];
+  if (!Array.isArray(labels))
+    invalid(`Cannot build commit: action_labels must be an array, got ${typeName(labels)}`, "action_labels_type");
+  for (const label of labels) ops.push(normalizeOperation({ method: "action", value: label }, ops.length));
+  if (ops.length === 0) invalid("Cannot build commit: the body names no operation and no action", "empty_commit");
+  return ops;
+}

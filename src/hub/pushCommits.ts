@@ -1,0 +1,124 @@
+import type { WireCommit } from "../contract/Commit.js";
+import { ContractError } from "../contract/ContractError.js";
+import type { ContractState } from "../contract/ContractState.js";
+import { acceptCommit, acceptGenesis, applyDelta, stateView, verifyBatchSignatures } from "../contract/engine.js";
+import { IDENTITY_PREFIX } from "../contract/hex.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
+import type { StateView } from "../contract/stateView.js";
+import { validateCommitShape } from "../contract/validateCommitShape.js";
+import type { NewContract } from "../store/Store.js";
+import { engineContext } from "./engineContext.js";
+import type { Hub } from "./Hub.js";
+import type { Caller } from "./HubApi.js";
+
+function conflict(head: string | null, message: string, index?: number): ContractError {
+  const details: Record<string, unknown> = { reason: "stale_parent", head };
+  if (index !== undefined) details.index = index;
+  return new ContractError("CONFLICT", message, details);
+}
+
+/**
+ * Push (PROTOCOL.md §5): atomic; commits already stored are skipped and not counted; the
+ * first new commit must extend the head (a genesis owned by the caller for a new contract),
+ * each next one the previous. Signatures of the batch are verified in parallel, then the
+ * engine decides each commit in order on a clone of the state; the store appends them all at
+ * the head that was validated against, and only then do the cache and the subscribers move.
+ */
+export async function pushCommits(
+  hub: Hub,
+  caller: Caller,
+  id: string,
+  body: { commits: WireCommit[] },
+): Promise<{ pushed: number; head: string }> {
+  const raw: unknown = body?.commits;
+  const limits = hub.settings.limits!;
+  if (!Array.isArray(raw))
+    throw new ContractError("INVALID_REQUEST", "Invalid push: commits must be an array", { reason: "commits_type" });
+  if (raw.length > limits.commitsPerPush) {
+    throw new ContractError(
+      "PAYLOAD_TOO_LARGE",
+      `Push holds ${raw.length} commits, over the limit of ${limits.commitsPerPush}`,
+      {
+        reason: "limit_exceeded",
+        limit: "commitsPerPush",
+        max: limits.commitsPerPush,
+        actual: raw.length,
+      },
+    );
+  }
+  if (caller.identity === null)
+    throw new ContractError("UNAUTHORIZED", "Authentication is required to push", { reason: "unauthenticated" });
+  if (id === "synthesize")
+    throw new ContractError("INVALID_REQUEST", 'The contract id "synthesize" is reserved', { reason: "contract_id" });
+  const commits = raw.map((c) => validateCommitShape(c, { contractId: id, limits }));
+
+  return hub.locks.run(id, async () => {
+    const exists = (await hub.store.getContract(id)) !== null;
+    const state = exists ? (await hub.access(caller, id, "write")).state : null;
+    let start = 0;
+    if (state !== null) {
+      while (start < commits.length && (await hub.store.getCommitByHash(id, commits[start]!.hash)) !== null) start++;
+    }
+    const fresh = commits.slice(start);
+    if (fresh.length === 0) {
+      if (state === null) throw new ContractError("INVALID_REQUEST", "Push holds no commits", { reason: "empty_push" });
+      return { pushed: 0, head: state.head };
+    }
+    const head = state?.head ?? null;
+    let parent = head;
+    for (const [i, c] of fresh.entries()) {
+      if (c.parent !== parent) {
+        throw conflict(
+          head,
+          i === 0
+            ? `Cannot push: the first new commit's parent ${JSON.stringify(c.parent)} is not the head ${JSON.stringify(head)}`
+            : `Cannot push: commit ${c.hash} does not extend the previous commit of the push`,
+          start + i,
+        );
+      }
+      parent = c.hash;
+    }
+
+    const timestamp = hub.now();
+    const stored: StoredCommit[] = [];
+    const views: (StateView | null)[] = [];
+    const wantViews = hub.bus.hasListeners(id);
+    let working: ContractState;
+    let contract: NewContract | undefined;
+    let rest = fresh;
+    if (state === null) {
+      const ctx = engineContext(hub.store, id, 0, [], hub.settings, { timestamp });
+      const genesis = await acceptGenesis(id, fresh[0], ctx);
+      if (genesis.state.owner !== IDENTITY_PREFIX + caller.identity) {
+        throw new ContractError("FORBIDDEN", "A pushed genesis must be owned by the authenticated identity", {
+          reason: "owner_mismatch",
+        });
+      }
+      working = genesis.state;
+      stored.push(genesis.stored);
+      views.push(wantViews ? stateView(working) : null);
+      contract = { owner: caller.identity!, createdAt: timestamp, private: false };
+      rest = fresh.slice(1);
+    } else {
+      working = state.clone();
+    }
+    const storedLength = state?.length ?? 0;
+    const signers = await verifyBatchSignatures(working, rest);
+    for (const [i, c] of rest.entries()) {
+      const verified = signers[i];
+      const ctx = engineContext(hub.store, id, storedLength, stored, hub.settings, {
+        timestamp,
+        ...(verified !== undefined ? { verifiedSigners: verified } : {}),
+      });
+      const accepted = await acceptCommit(working, c, ctx);
+      applyDelta(working, accepted.delta);
+      stored.push(accepted.stored);
+      views.push(wantViews ? stateView(working) : null);
+    }
+
+    await hub.append(id, head, stored, contract ? { contract } : {});
+    hub.cache.set(working);
+    hub.publish(id, stored, views);
+    return { pushed: stored.length, head: working.head };
+  });
+}

@@ -1,0 +1,44 @@
+import type { ContractState } from "../contract/ContractState.js";
+import { acceptCommit, acceptGenesis, applyDelta, replayLog, stateView } from "../contract/engine.js";
+import { toLogEntry, toWireCommit } from "../contract/StoredCommit.js";
+import type { Store } from "../store/Store.js";
+import { type EngineSettings, engineContext } from "./engineContext.js";
+import type { CommitEvent } from "./HubApi.js";
+
+/**
+ * The commit events of stored commits `[from, to)`, each with the state right after it, for
+ * subscribers that missed them. Replays the trusted store up to `from`, then steps commit
+ * by commit (stored signers and receipt times, as replay does).
+ */
+export async function* replayEvents(
+  store: Store,
+  contractId: string,
+  from: number,
+  to: number,
+  settings: EngineSettings,
+): AsyncGenerator<CommitEvent> {
+  const replaySettings = { ...settings, assets: null };
+  let state: ContractState | undefined;
+  if (from > 0) {
+    state = await replayLog(contractId, store.readCommits(contractId, 0, from), {
+      trusted: true,
+      ...(settings.wasm ? { wasm: settings.wasm } : {}),
+      ...(settings.limits ? { limits: settings.limits } : {}),
+      readLog: () => store.readCommits(contractId, 0, from),
+    });
+  }
+  for await (const c of store.readCommits(contractId, from, to)) {
+    const ctx = engineContext(store, contractId, c.index, [], replaySettings, {
+      timestamp: c.timestamp,
+      verifiedSigners: c.signers,
+      trusted: true,
+    });
+    if (state === undefined) {
+      state = (await acceptGenesis(contractId, toWireCommit(c), ctx)).state;
+    } else {
+      const { delta } = await acceptCommit(state, toWireCommit(c), ctx);
+      applyDelta(state, delta);
+    }
+    yield { contract_id: contractId, commit: toLogEntry(c), state: stateView(state) };
+  }
+}
