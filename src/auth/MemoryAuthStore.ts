@@ -5,6 +5,12 @@ import type { AccessKeyRecord, AuthStore } from "./AuthStore.js";
 export class MemoryAuthStore implements AuthStore {
   readonly #keys = new Map<string, AccessKeyRecord>();
   readonly #nonces = new Map<string, number>();
+  readonly #now: () => number;
+
+  /** `nowSeconds` is the clock nonce expiry is compared with (tests pin it with the authenticator's). */
+  constructor(nowSeconds: () => number = () => Date.now() / 1000) {
+    this.#now = nowSeconds;
+  }
 
   /** Stores the key unless present (CONFLICT when revoked or another identity's); returns the record. */
   registerAccessKey(identity: string, accessKey: string, createdAt: number): AccessKeyRecord {
@@ -42,7 +48,7 @@ export class MemoryAuthStore implements AuthStore {
 
   /** True the first time a (key, nonce) pair is seen while unexpired. */
   useNonce(accessKey: string, nonce: string, expiresAt: number): boolean {
-    const now = Date.now() / 1000;
+    const now = this.#now();
     // Expired entries can go: the timestamp window already refuses their requests.
     if (this.#nonces.size > 10_000) for (const [k, exp] of this.#nonces) if (exp < now) this.#nonces.delete(k);
     const id = `${accessKey}:${nonce}`;
