@@ -1,0 +1,53 @@
+/**
+ * The engine's `WasmRunner` over the metered `WasmPredicateRunner` (LANGUAGE.md §6,
+ * docs/predicates-wasm.md). The engine builds the predicate input from Maps and operation
+ * objects whose key order depends on how the state was built (incremental appends, a
+ * replay, a store load); gas is metered per instruction, so a module that scans its input
+ * would see different bytes and burn different gas for the same facts. The adapter
+ * therefore rebuilds every object of the input with its keys in canonical order (sorted
+ * by UTF-16 code units, as RFC 8785 does), so the same facts always give the same bytes
+ * and the same gas. (The runner fixes the top-level key order itself. JavaScript objects
+ * list integer-like keys first, in numeric order, so for such keys the order is
+ * deterministic but not exactly JCS.)
+ */
+import type { PredicateResult, WasmRunner } from "../contract/EngineContext.js";
+import { type WasmPredicateInput, type WasmPredicateOptions, WasmPredicateRunner } from "./wasm/WasmPredicateRunner.js";
+
+/** Rebuilds `value` with every object's keys in sorted order (arrays keep their order). */
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v !== undefined) out[key] = sortKeysDeep(v);
+  }
+  return out;
+}
+
+export interface WasmRunnerOptions extends WasmPredicateOptions {
+  /** The metered runner to use (default: a new one, with its own worker). */
+  runner?: WasmPredicateRunner;
+}
+
+/** A `WasmRunner` with its runner, so the caller can stop the worker. */
+export interface ClosableWasmRunner extends WasmRunner {
+  close(): Promise<void>;
+}
+
+/**
+ * Makes the engine's custom-predicate hook: each call evaluates the module on the input in
+ * canonical key order under the given limits and returns `{valid, gas_used, errors}`;
+ * module faults (out of gas, trap, bad output, timeout) are `valid: false` with an error
+ * naming the cause, never exceptions.
+ */
+export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunner {
+  const { runner: given, ...limits } = opts;
+  const runner = given ?? new WasmPredicateRunner();
+  const run = async (moduleBytes: Uint8Array, input: unknown): Promise<PredicateResult> => {
+    const canonical = sortKeysDeep(input) as WasmPredicateInput;
+    const result = await runner.evaluate(moduleBytes, canonical, limits);
+    return { valid: result.valid, gas_used: result.gas_used, errors: result.errors };
+  };
+  return Object.assign(run, { close: () => runner.close() });
+}
