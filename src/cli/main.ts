@@ -14,6 +14,23 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
 
+  // The default command, so `npm start -- --port 8080` and plain `npm start` run the hub.
+  program
+    .command("start", { isDefault: true })
+    .description("Run the hub: REST, JSON-RPC and WebSocket")
+    .option("--port <port>", "REST port (0 = any free port; env HUB_PORT; default 8080)")
+    .option("--rpc-port <port>", "JSON-RPC port (env HUB_RPC_PORT; default 3000)")
+    .option("--host <host>", "address to bind (env HUB_HOST; default 127.0.0.1)")
+    .option("--data-dir <dir>", "SQLite data directory (env HUB_DATA_DIR; default ./data)")
+    .option("--database-url <url>", "PostgreSQL URL instead of SQLite (env HUB_DATABASE_URL)")
+    .option("--no-rpc", "do not serve JSON-RPC")
+    .option("--rate-limit <n>", "requests per second per key, 0 = off (default 500)")
+    .action(async (opts) => {
+      // Loaded on demand: the server stack (fastify, SQLite, pg) is not needed by other commands.
+      const { startCommand } = await import("./startCommand.js");
+      setExit(await startCommand(opts, io, { version: VERSION }));
+    });
+
   const model = program.command("model").description("Work with contract models and formulas");
   model
     .command("parse <file>")

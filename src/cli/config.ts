@@ -1,0 +1,78 @@
+/**
+ * `contract-hub start` configuration (PROTOCOL.md §1): defaults, then `HUB_*` environment
+ * variables, then flags. Invalid values are a usage error naming the flag or variable.
+ */
+
+export interface StartConfig {
+  host: string;
+  port: number;
+  rpcPort: number;
+  rpc: boolean;
+  dataDir: string;
+  databaseUrl: string | null;
+  /** Requests per second per key; 0 turns limiting off. */
+  rateLimit: number;
+}
+
+/** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
+export interface StartFlags {
+  port?: string;
+  rpcPort?: string;
+  host?: string;
+  dataDir?: string;
+  databaseUrl?: string;
+  rpc?: boolean;
+  rateLimit?: string;
+}
+
+/** A configuration value that cannot be used. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
+  host: "127.0.0.1",
+  port: 8080,
+  rpcPort: 3000,
+  rpc: true,
+  dataDir: "./data",
+  databaseUrl: null,
+  rateLimit: 500,
+});
+
+/** Resolves the configuration from flags and environment. */
+export function loadStartConfig(flags: StartFlags, env: Record<string, string | undefined> = process.env): StartConfig {
+  const pick = (flag: string | undefined, name: string): [string, string] | undefined =>
+    flag !== undefined ? [flag, name] : env[name] !== undefined && env[name] !== "" ? [env[name]!, name] : undefined;
+  const port = pick(flags.port, "HUB_PORT");
+  const rpcPort = pick(flags.rpcPort, "HUB_RPC_PORT");
+  const host = pick(flags.host, "HUB_HOST");
+  const dataDir = pick(flags.dataDir, "HUB_DATA_DIR");
+  const databaseUrl = pick(flags.databaseUrl, "HUB_DATABASE_URL");
+  const rateLimit = pick(flags.rateLimit, "HUB_RATE_LIMIT");
+  return {
+    host: host?.[0] ?? DEFAULT_CONFIG.host,
+    port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
+    rpcPort: rpcPort ? integer(rpcPort, 0, 65535, "--rpc-port") : DEFAULT_CONFIG.rpcPort,
+    rpc: flags.rpc !== false,
+    dataDir: dataDir?.[0] ?? DEFAULT_CONFIG.dataDir,
+    databaseUrl: databaseUrl ? postgresUrl(databaseUrl) : null,
+    rateLimit: rateLimit ? integer(rateLimit, 0, 1_000_000, "--rate-limit") : DEFAULT_CONFIG.rateLimit,
+  };
+}
+
+function integer([text, source]: [string, string], min: number, max: number, flag: string): number {
+  const n = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const from = source.startsWith("HUB_") ? `${flag} (from ${source})` : flag;
+    throw new ConfigError(`Invalid ${from}: expected an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+function postgresUrl([text]: [string, string]): string {
+  if (!/^postgres(ql)?:\/\//.test(text)) {
+    throw new ConfigError(`Invalid --database-url: expected postgres://…, got ${JSON.stringify(text.slice(0, 40))}`);
+  }
+  return text;
+}

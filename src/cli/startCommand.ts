@@ -1,0 +1,91 @@
+/**
+ * `contract-hub start` (PROTOCOL.md §1): opens the store (SQLite in the data directory, or
+ * PostgreSQL), starts REST and JSON-RPC, prints the bound addresses, and on SIGINT/SIGTERM
+ * drains in-flight requests and closes the store.
+ */
+import pino from "pino";
+import { AccessRegistry } from "../auth/AccessRegistry.js";
+import { Authenticator } from "../auth/Authenticator.js";
+import { startServers } from "../http/startServers.js";
+import { Hub } from "../hub/Hub.js";
+import { PostgresStore } from "../store/postgres/PostgresStore.js";
+import type { Store } from "../store/Store.js";
+import { SqliteStore } from "../store/sqlite/SqliteStore.js";
+import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
+
+export interface StartDeps {
+  version: string;
+  env?: Record<string, string | undefined>;
+  /** Resolves when the hub should stop (default: SIGINT or SIGTERM). */
+  stop?: Promise<unknown>;
+}
+
+/** Runs the hub until stopped; returns the exit code. */
+export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): Promise<number> {
+  const env = deps.env ?? process.env;
+  let config: ReturnType<typeof loadStartConfig>;
+  try {
+    config = loadStartConfig(flags, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`contract-hub start: ${err.message}`);
+      return EXIT_USAGE;
+    }
+    throw err;
+  }
+  const logger = pino({ level: env.HUB_LOG_LEVEL ?? "info", base: { service: "contract-hub" } }, pino.destination(2));
+  let store: Store;
+  try {
+    store = config.databaseUrl
+      ? await PostgresStore.open({ connectionString: config.databaseUrl })
+      : await SqliteStore.open({ dataDir: config.dataDir });
+  } catch (err) {
+    io.err(`contract-hub start: cannot open the store: ${(err as Error).message}`);
+    return EXIT_FAILED;
+  }
+  const hub = new Hub({ store, version: deps.version, onError: (err) => logger.error({ err }, "subscription error") });
+  const options = {
+    hub,
+    authenticator: new Authenticator({ store }),
+    registry: new AccessRegistry({ store }),
+    rateLimit: config.rateLimit,
+    logger,
+    version: deps.version,
+  };
+  let servers: Awaited<ReturnType<typeof startServers>>;
+  try {
+    servers = await startServers(options, config);
+  } catch (err) {
+    io.err(`contract-hub start: cannot listen: ${(err as Error).message}`);
+    await hub.close();
+    await store.close();
+    return EXIT_FAILED;
+  }
+  io.out(`contract-hub ${deps.version}`);
+  io.out(`REST      ${servers.restUrl}  (WebSocket ${servers.restUrl.replace(/^http/, "ws")}/ws)`);
+  if (servers.rpcUrl) io.out(`JSON-RPC  ${servers.rpcUrl}  (WebSocket ${servers.rpcUrl.replace(/^http/, "ws")}/ws)`);
+  io.out(`Store     ${config.databaseUrl ? "PostgreSQL" : `SQLite in ${config.dataDir}`}`);
+
+  const signal = await (deps.stop ?? untilSignal());
+  logger.info({ signal }, "shutting down: draining requests");
+  await servers.close();
+  await hub.close();
+  await store.close();
+  logger.info("stopped");
+  logger.flush();
+  return EXIT_OK;
+}
+
+/** Resolves with the name of the first SIGINT or SIGTERM. */
+function untilSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (name: NodeJS.Signals) => {
+      process.off("SIGINT", on);
+      process.off("SIGTERM", on);
+      resolve(name);
+    };
+    process.on("SIGINT", on);
+    process.on("SIGTERM", on);
+  });
+}

@@ -1,0 +1,241 @@
+/**
+ * The typed SDK of the hub (docs/api.md): one method per REST route, JSON-RPC calls and
+ * WebSocket subscriptions. Requests are signed with the access key when one is given;
+ * idempotent GETs are retried on network failures and 429/502/503/504. Errors are thrown as
+ * ContractError with the hub's code and details, exactly as the hub raised them.
+ */
+import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
+import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
+import { ContractError } from "../contract/ContractError.js";
+import { isErrorCode } from "../contract/errorCodes.js";
+import type { CreateContractBody, PullResult, StateView, SubmitCommitBody, SubmitCommitResult } from "../hub/HubApi.js";
+import { HubSocket } from "./HubSocket.js";
+
+export interface HubClientOptions {
+  /** REST base URL, e.g. `http://127.0.0.1:8080`. */
+  url: string;
+  /** JSON-RPC base URL (default: none; `rpc()` then needs it). */
+  rpcUrl?: string;
+  /** Access key seed (32 bytes) that signs requests. */
+  accessKey?: Uint8Array;
+  /** Retries of idempotent GETs (default 2). */
+  retries?: number;
+  /** First retry delay in ms, doubled each time (default 100). */
+  retryDelayMs?: number;
+}
+
+type Query = Record<string, string | number | undefined>;
+const RETRY_STATUS = new Set([429, 502, 503, 504]);
+
+/** A client of one hub. */
+export class HubClient {
+  readonly url: string;
+  readonly rpcUrl: string | undefined;
+  readonly #key: Uint8Array | undefined;
+  readonly #retries: number;
+  readonly #delay: number;
+
+  constructor(options: HubClientOptions) {
+    this.url = options.url.replace(/\/$/, "");
+    this.rpcUrl = options.rpcUrl?.replace(/\/$/, "");
+    this.#key = options.accessKey;
+    this.#retries = options.retries ?? 2;
+    this.#delay = options.retryDelayMs ?? 100;
+  }
+
+  /** A client of the same hub signing with another access key. */
+  withKey(accessKey: Uint8Array): HubClient {
+    return new HubClient({
+      url: this.url,
+      ...(this.rpcUrl ? { rpcUrl: this.rpcUrl } : {}),
+      accessKey,
+      retries: this.#retries,
+      retryDelayMs: this.#delay,
+    });
+  }
+
+  /** `GET /health`. */
+  health(): Promise<{ status: string; version: string }> {
+    return this.get("/health");
+  }
+  /** `GET /contracts`. */
+  listContracts(q: { limit?: number; offset?: number } = {}): Promise<{ contracts: unknown[]; total: number }> {
+    return this.get("/contracts", q);
+  }
+  /** `POST /contracts`. */
+  createContract(body: CreateContractBody): Promise<{ contract_id: string; created_at: number }> {
+    return this.post("/contracts", body);
+  }
+  /** `GET /contracts/:id`. */
+  getContract(
+    id: string,
+  ): Promise<{ contract_id: string; model: string | null; rules: string[]; state: StateView; created_at: number }> {
+    return this.get(`/contracts/${enc(id)}`);
+  }
+  /** `GET /contracts/:id/state`. */
+  getState(id: string): Promise<StateView> {
+    return this.get(`/contracts/${enc(id)}/state`);
+  }
+  /** `GET /contracts/:id/log`. */
+  getLog(id: string, q: { limit?: number; offset?: number } = {}): Promise<{ commits: LogEntry[]; total: number }> {
+    return this.get(`/contracts/${enc(id)}/log`, q);
+  }
+  /** `GET /contracts/:id/commits`. */
+  listCommits(
+    id: string,
+    q: { limit?: number; offset?: number } = {},
+  ): Promise<{ commits: LogEntry[]; total: number }> {
+    return this.get(`/contracts/${enc(id)}/commits`, q);
+  }
+  /** `GET /contracts/:id/commits/:hash`. */
+  getCommit(id: string, hash: string): Promise<LogEntry> {
+    return this.get(`/contracts/${enc(id)}/commits/${enc(hash)}`);
+  }
+  /** `POST /contracts/:id/commits` (a field body, or `{commit}`). */
+  submitCommit(id: string, body: SubmitCommitBody): Promise<SubmitCommitResult> {
+    return this.post(`/contracts/${enc(id)}/commits`, { contract_id: id, ...body });
+  }
+  /** `POST /contracts/:id/push`. */
+  push(id: string, commits: WireCommit[]): Promise<{ pushed: number; head: string }> {
+    return this.post(`/contracts/${enc(id)}/push`, { commits });
+  }
+  /** `GET /contracts/:id/pull`. */
+  pull(id: string, q: { since?: string; limit?: number } = {}): Promise<PullResult & { commits: PulledCommit[] }> {
+    return this.get(`/contracts/${enc(id)}/pull`, q);
+  }
+  /** `POST /contracts/:id/grant`. */
+  grant(
+    id: string,
+    identity: string,
+    role: "reader" | "writer" | "none",
+  ): Promise<{ contract_id: string; identity: string; role: string }> {
+    return this.post(`/contracts/${enc(id)}/grant`, { identity, role });
+  }
+  /** `GET /contracts/:id/assets`. */
+  getAssets(id: string): Promise<unknown> {
+    return this.get(`/contracts/${enc(id)}/assets`);
+  }
+  /** `POST /contracts/synthesize`. */
+  synthesize(description: string, patternHint?: string): Promise<unknown> {
+    return this.post("/contracts/synthesize", { description, ...(patternHint ? { pattern_hint: patternHint } : {}) });
+  }
+  /** `GET /templates`. */
+  listTemplates(): Promise<unknown[]> {
+    return this.get("/templates");
+  }
+  /** `GET /templates/:id`. */
+  getTemplate(id: string): Promise<unknown> {
+    return this.get(`/templates/${enc(id)}`);
+  }
+  /** `POST /register` for an identity seed and an access seed (both sign). */
+  register(
+    identitySeed: Uint8Array,
+    accessSeed: Uint8Array,
+  ): Promise<{ identity: string; access_key: string; created_at: number }> {
+    return this.post("/register", registrationBody(identitySeed, accessSeed));
+  }
+  /** `GET /access`. */
+  access(): Promise<{
+    identity: string;
+    access_keys: { access_key: string; created_at: number; revoked_at: number | null }[];
+  }> {
+    return this.get("/access");
+  }
+  /** `POST /access/revoke`, signed by this client's key, or by `identitySeed` alone. */
+  revoke(accessKey: string, identitySeed?: Uint8Array): Promise<{ access_key: string; revoked_at: number }> {
+    return this.post(
+      "/access/revoke",
+      identitySeed ? revocationBody(identitySeed, accessKey) : { access_key: accessKey },
+    );
+  }
+
+  /** Calls a JSON-RPC method on `rpcUrl` (signed); a JSON-RPC error throws a ContractError. */
+  async rpc<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T> {
+    if (!this.rpcUrl) throw new ContractError("INVALID_REQUEST", "HubClient has no rpcUrl");
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) });
+    const res = await this.#send("POST", `${this.rpcUrl}/`, "/", body);
+    const msg = (await res.json()) as {
+      result?: T;
+      error?: { message: string; data?: { code?: string; details?: Record<string, unknown> } };
+    };
+    if (msg.error) throw errorOf(msg.error.data?.code, msg.error.message, msg.error.data?.details);
+    return msg.result as T;
+  }
+
+  /** Opens a WebSocket to the REST port (authenticated with the access key, when set). */
+  connect(): Promise<HubSocket> {
+    return HubSocket.connect(this.url, this.#key);
+  }
+
+  /** A signed GET, retried when the failure may be transient. */
+  async get<T>(path: string, query: Query = {}): Promise<T> {
+    const qs = Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+      .join("&");
+    const pathAndQuery = qs ? `${path}?${qs}` : path;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.#send("GET", this.url + pathAndQuery, pathAndQuery);
+      } catch (err) {
+        if (attempt >= this.#retries) throw err;
+        await sleep(this.#delay * 2 ** attempt);
+        continue;
+      }
+      if (RETRY_STATUS.has(res.status) && attempt < this.#retries) {
+        await res.body?.cancel();
+        await sleep(this.#delay * 2 ** attempt);
+        continue;
+      }
+      return readBody<T>(res);
+    }
+  }
+
+  /** A signed POST of a JSON body (never retried: it may have been applied). */
+  async post<T>(path: string, body: unknown): Promise<T> {
+    return readBody<T>(await this.#send("POST", this.url + path, path, JSON.stringify(body)));
+  }
+
+  async #send(method: string, url: string, pathAndQuery: string, body?: string): Promise<Response> {
+    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
+    if (this.#key) Object.assign(headers, signRequest(this.#key, { method, url: pathAndQuery, body: body ?? "" }));
+    try {
+      return await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+    } catch (err) {
+      throw new ContractError(
+        "UNAVAILABLE",
+        `Cannot reach hub at ${url}: ${(err as Error).message}`,
+        { reason: "network" },
+        { cause: err },
+      );
+    }
+  }
+}
+
+async function readBody<T>(res: Response): Promise<T> {
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text === "" ? null : JSON.parse(text);
+  } catch {
+    throw new ContractError("UPSTREAM_ERROR", `Hub answered ${res.status} with a body that is not JSON`, {
+      status: res.status,
+    });
+  }
+  if (res.ok) return body as T;
+  const e = (body ?? {}) as { error?: string; code?: string; details?: Record<string, unknown> };
+  throw errorOf(e.code, e.error ?? `Hub answered ${res.status}`, e.details);
+}
+
+function errorOf(code: unknown, message: string, details?: Record<string, unknown>): ContractError {
+  return new ContractError(isErrorCode(code) ? code : "INTERNAL", message, details);
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
