@@ -1,0 +1,111 @@
+import pg from "pg";
+import { backendPid, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+
+/** A commit notification: the contract and the index of the last commit of one append. */
+export interface CommitNotice {
+  contractId: string;
+  index: number;
+  /** Backend process that sent it (lets a store recognise its own appends). */
+  processId: number;
+}
+
+export interface CommitListenerHandlers {
+  onCommit: (notice: CommitNotice) => void;
+  /**
+   * Called after the connection was re-established: NOTIFY has no replay, so whatever was
+   * sent while it was down is lost and the consumer must re-read what it cares about.
+   */
+  onReconnect?: () => void;
+  onError?: (err: unknown) => void;
+}
+
+/** Parses `<contract_id>:<index>`; null for anything else. */
+export function parseCommitPayload(payload: string | undefined): { contractId: string; index: number } | null {
+  const at = payload?.lastIndexOf(":") ?? -1;
+  if (payload === undefined || at <= 0) return null;
+  const index = Number(payload.slice(at + 1));
+  return Number.isSafeInteger(index) && index >= 0 ? { contractId: payload.slice(0, at), index } : null;
+}
+
+/**
+ * One dedicated connection (not a pool client: it lives as long as the store) that LISTENs
+ * to the commit channel and reconnects with capped backoff when the server or network drops it.
+ */
+export class CommitListener {
+  private client: pg.Client | null = null;
+  private closed = false;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private attempt = 0;
+  private readonly channel: string;
+
+  private constructor(
+    private readonly location: PgLocation,
+    private readonly handlers: CommitListenerHandlers,
+  ) {
+    this.channel = commitChannel(location.schema);
+  }
+
+  /** Connects and LISTENs; resolves once notifications flow (the first connection must succeed). */
+  static async start(location: PgLocation, handlers: CommitListenerHandlers): Promise<CommitListener> {
+    const listener = new CommitListener(location, handlers);
+    await listener.connect();
+    return listener;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client(clientConfig(this.location, "contract-hub-listen"));
+    client.on("notification", (n) => {
+      const parsed = n.channel === this.channel ? parseCommitPayload(n.payload) : null;
+      if (parsed !== null) this.handlers.onCommit({ ...parsed, processId: n.processId });
+    });
+    client.on("error", (err) => this.lost(client, err));
+    client.on("end", () => this.lost(client, null));
+    await client.connect();
+    await client.query(`LISTEN "${this.channel}"`);
+    if (this.closed) {
+      await client.end();
+      return;
+    }
+    this.client = client;
+    this.attempt = 0;
+  }
+
+  /** The backend pid of the listening connection (tests kill it to exercise reconnection). */
+  get pid(): number | null {
+    return this.client === null ? null : backendPid(this.client);
+  }
+
+  private lost(client: pg.Client, err: unknown): void {
+    if (this.client !== client || this.closed) return;
+    this.client = null;
+    if (err !== null) this.handlers.onError?.(err);
+    client.end().catch(() => {});
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retryTimer !== null) return;
+    const delay = Math.min(5000, 50 * 2 ** this.attempt++);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.connect().then(
+        () => {
+          if (!this.closed) this.handlers.onReconnect?.();
+        },
+        (err) => {
+          this.handlers.onError?.(err);
+          this.scheduleRetry();
+        },
+      );
+    }, delay);
+  }
+
+  /** Stops listening and closes the connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => {});
+  }
+}

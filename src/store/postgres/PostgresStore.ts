@@ -1,0 +1,420 @@
+import pg from "pg";
+import { ContractError } from "../../contract/ContractError.js";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import type {
+  AccessKeyRecord,
+  AppendExtras,
+  AssetRecord,
+  BalanceRecord,
+  ContractRecord,
+  GrantRole,
+  SendRecord,
+  Store,
+  StoreStats,
+} from "../Store.js";
+import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js";
+import { migratePg } from "./migrate.js";
+import { applyPgAssetEffects } from "./pgAssetEffects.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow, insertCommits } from "./pgCommitRows.js";
+import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "./rows.js";
+
+export interface PostgresStoreOptions extends PgLocation {
+  /** Pool connections of this instance (default 10; see docs/deploy.md for sizing). */
+  poolSize?: number;
+  /** Rows per page when streaming commits (default 1000). */
+  pageSize?: number;
+}
+
+function conflict(contractId: string, head: string | null, message: string): ContractError {
+  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
+}
+
+/**
+ * The scale-out store (PROTOCOL.md §12): the SQLite schema and semantics on PostgreSQL, so
+ * any number of stateless hub instances share one database. Appends of one contract are
+ * serialised across instances by its row lock (`FOR UPDATE`), creation by the primary key;
+ * each append is one transaction that also NOTIFYs `<contract_id>:<last index>`, which
+ * PostgreSQL delivers to every LISTENing instance only once the transaction committed.
+ */
+export class PostgresStore implements Store {
+  readonly pool: pg.Pool;
+  readonly schema: string | undefined;
+  private readonly location: PgLocation;
+  private readonly channel: string;
+  private readonly pageSize: number;
+  private readonly ownPids = new Set<number>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly counters: StoreStats = { transactions: 0, writes: 0, appends: 0 };
+  private lastNonceSweep = 0;
+  private closed = false;
+
+  /** Connects, creates the schema if asked for one, and migrates (under an advisory lock). */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const store = new PostgresStore(options);
+    try {
+      const client = await store.pool.connect();
+      try {
+        if (store.schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${store.schema}"`);
+        await migratePg(client, Math.floor(Date.now() / 1000));
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      await store.pool.end().catch(() => {});
+      throw err;
+    }
+    return store;
+  }
+
+  private constructor(options: PostgresStoreOptions) {
+    this.schema = checkedSchema(options.schema);
+    this.location = { connectionString: options.connectionString, ...(this.schema ? { schema: this.schema } : {}) };
+    this.channel = commitChannel(this.schema);
+    this.pageSize = options.pageSize ?? 1000;
+    this.pool = new pg.Pool({ ...clientConfig(this.location, "contract-hub"), max: options.poolSize ?? 10 });
+    // An idle client's connection can break (server restart); pg emits it on the pool,
+    // and an unhandled 'error' would crash the process. The next checkout reconnects.
+    this.pool.on("error", () => {});
+    this.pool.on("connect", (client) => {
+      const pid = backendPid(client);
+      if (pid !== null) this.ownPids.add(pid);
+    });
+    this.pool.on("remove", (client) => {
+      const pid = backendPid(client);
+      if (pid !== null) this.ownPids.delete(pid);
+    });
+  }
+
+  /** True when a notice was sent by one of this store's own connections. */
+  isOwnBackend(processId: number): boolean {
+    return this.ownPids.has(processId);
+  }
+
+  /** LISTENs to commits appended through any instance on this database and schema. */
+  listenCommits(handlers: CommitListenerHandlers): Promise<CommitListener> {
+    return CommitListener.start(this.location, handlers);
+  }
+
+  /** Runs `fn` in a transaction on one pool client; a write, counted and awaited by close(). */
+  private write<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new ContractError("UNAVAILABLE", "The store is closed"));
+    this.counters.transactions++;
+    this.counters.writes++;
+    const p = this.transaction(fn);
+    this.inFlight.add(p);
+    const forget = () => this.inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const value = await fn(client);
+      await client.query("COMMIT");
+      return value;
+    } catch (err) {
+      try {
+        await client.query("ROLLBACK");
+      } catch (rollbackError) {
+        // The connection itself failed: discard it rather than return it to the pool.
+        broken = rollbackError as Error;
+      }
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** A single-statement write in autocommit mode (one round trip instead of three). */
+  private writeStatement(text: string, params: unknown[]): Promise<pg.QueryResult> {
+    if (this.closed) return Promise.reject(new ContractError("UNAVAILABLE", "The store is closed"));
+    this.counters.transactions++;
+    this.counters.writes++;
+    const p = this.pool.query(text, params);
+    this.inFlight.add(p);
+    const forget = () => this.inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  private async rows<R extends pg.QueryResultRow>(text: string, params: unknown[]): Promise<R[]> {
+    return (await this.pool.query<R>(text, params)).rows;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Pending writes finish (or fail) first; a caller awaiting one gets its real outcome.
+    await Promise.allSettled([...this.inFlight]);
+    await this.pool.end();
+  }
+
+  async getContract(id: string): Promise<ContractRecord | null> {
+    const [row] = await this.rows<ContractRow>("SELECT * FROM contracts WHERE id = $1", [id]);
+    return row === undefined ? null : contractFromRow(row);
+  }
+
+  async listContracts(q: {
+    identity: string | null;
+    limit: number;
+    offset: number;
+  }): Promise<{ contracts: ContractRecord[]; total: number }> {
+    const visible = `FROM contracts c WHERE c.private = 0 OR c.owner = $1
+      OR EXISTS (SELECT 1 FROM grants g WHERE g.contract_id = c.id AND g.identity = $1)`;
+    const identity = q.identity ?? "";
+    const [count] = await this.rows<{ n: number }>(`SELECT COUNT(*) AS n ${visible}`, [identity]);
+    const rows = await this.rows<ContractRow>(`SELECT c.* ${visible} ORDER BY c.created_at, c.id LIMIT $2 OFFSET $3`, [
+      identity,
+      q.limit,
+      q.offset,
+    ]);
+    return { contracts: rows.map(contractFromRow), total: count?.n ?? 0 };
+  }
+
+  async appendCommits(
+    contractId: string,
+    expectedHead: string | null,
+    commits: StoredCommit[],
+    extras: AppendExtras = {},
+  ): Promise<void> {
+    if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
+    await this.write((client) => this.appendInTransaction(client, contractId, expectedHead, commits, extras));
+    this.counters.appends++;
+  }
+
+  /** Head check under the row lock, one batched insert, head update, effects, NOTIFY. */
+  private async appendInTransaction(
+    client: pg.PoolClient,
+    contractId: string,
+    expectedHead: string | null,
+    commits: StoredCommit[],
+    extras: AppendExtras,
+  ): Promise<void> {
+    let length: number;
+    if (expectedHead === null) {
+      const c = extras.contract;
+      // Checked before the INSERT so a missing record is INTERNAL, as in the SQLite store,
+      // unless the contract exists (then CONFLICT wins there too).
+      if (c === undefined) {
+        const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
+          .rows;
+        if (row !== undefined) throw conflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+        throw new ContractError("INTERNAL", "Cannot create a contract without its record");
+      }
+      // ON CONFLICT waits for a concurrent creator to finish, then reports the row: the
+      // primary key serialises creation across instances without a separate lock.
+      const created = await client.query(
+        `INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES ($1, $2, $3, $4, 0, $5)
+           ON CONFLICT (id) DO NOTHING`,
+        [contractId, c.owner, c.createdAt, commits[0]!.hash, c.private ? 1 : 0],
+      );
+      if (created.rowCount !== 1) {
+        const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
+          .rows;
+        throw conflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
+      }
+      if ((c.readers ?? []).length > 0) {
+        await client.query(
+          `INSERT INTO grants (contract_id, identity, role, granted_at)
+             SELECT $1, r, 'reader', $3 FROM unnest($2::text[]) AS r ON CONFLICT DO NOTHING`,
+          [contractId, c.readers, c.createdAt],
+        );
+      }
+      length = 0;
+    } else {
+      // The row lock serialises appends of this contract across every instance until COMMIT.
+      const [row] = (
+        await client.query<{ head: string; length: number }>(
+          "SELECT head, length FROM contracts WHERE id = $1 FOR UPDATE",
+          [contractId],
+        )
+      ).rows;
+      if (row === undefined) throw conflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
+      if (row.head !== expectedHead)
+        throw conflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
+      length = row.length;
+    }
+    // The caller computed positions from the head it validated against; they must line up.
+    let parent = expectedHead;
+    for (const [i, c] of commits.entries()) {
+      if (c.index !== length + i || c.parent !== parent) {
+        throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
+      }
+      parent = c.hash;
+    }
+    await insertCommits(client, contractId, commits);
+    await client.query("UPDATE contracts SET head = $1, length = $2 WHERE id = $3", [
+      parent,
+      length + commits.length,
+      contractId,
+    ]);
+    if (extras.assetEffects !== undefined) await applyPgAssetEffects(client, extras.assetEffects);
+    // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
+    await client.query("SELECT pg_notify($1, $2)", [this.channel, `${contractId}:${length + commits.length - 1}`]);
+  }
+
+  async *readCommits(contractId: string, from = 0, to?: number): AsyncIterable<StoredCommit> {
+    const [row] = await this.rows<{ length: number }>("SELECT length FROM contracts WHERE id = $1", [contractId]);
+    if (row === undefined) return;
+    // Bounded by the length at the start: a consistent prefix even while appends continue.
+    const end = Math.min(to ?? row.length, row.length);
+    // Keyset pages on the primary key, one pool query each: no connection is held while the
+    // consumer is slow, and a 100k-commit pull never sits in memory at once.
+    for (let next = from; next < end; ) {
+      const rows = await this.rows<CommitRow>(
+        `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4`,
+        [contractId, next, end, this.pageSize],
+      );
+      if (rows.length === 0) return;
+      for (const r of rows) yield commitFromRow(r);
+      next = rows[rows.length - 1]!.idx + 1;
+    }
+  }
+
+  async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {
+    const [row] = await this.rows<CommitRow>(
+      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND hash = $2`,
+      [contractId, hash],
+    );
+    return row === undefined ? null : commitFromRow(row);
+  }
+
+  async getCommitAt(contractId: string, index: number): Promise<StoredCommit | null> {
+    const [row] = await this.rows<CommitRow>(
+      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND idx = $2`,
+      [contractId, index],
+    );
+    return row === undefined ? null : commitFromRow(row);
+  }
+
+  async setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): Promise<void> {
+    if (role === "none") {
+      await this.writeStatement("DELETE FROM grants WHERE contract_id = $1 AND identity = $2", [contractId, identity]);
+      return;
+    }
+    await this.writeStatement(
+      `INSERT INTO grants (contract_id, identity, role, granted_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (contract_id, identity) DO UPDATE SET role = excluded.role, granted_at = excluded.granted_at`,
+      [contractId, identity, role, at],
+    );
+  }
+
+  async getGrant(contractId: string, identity: string): Promise<GrantRole | null> {
+    const [row] = await this.rows<{ role: GrantRole }>(
+      "SELECT role FROM grants WHERE contract_id = $1 AND identity = $2",
+      [contractId, identity],
+    );
+    return row?.role ?? null;
+  }
+
+  async listGrants(contractId: string): Promise<{ identity: string; role: GrantRole }[]> {
+    return this.rows("SELECT identity, role FROM grants WHERE contract_id = $1 ORDER BY granted_at, identity", [
+      contractId,
+    ]);
+  }
+
+  async registerAccessKey(identity: string, accessKey: string, createdAt: number): Promise<AccessKeyRecord> {
+    return this.write(async (client) => {
+      // Rolled back with the rest when the key turns out to be taken: no stray identity.
+      await client.query("INSERT INTO identities (identity, created_at) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+        identity,
+        createdAt,
+      ]);
+      // DO NOTHING, then read: a concurrent registration of the same key (another instance)
+      // is waited for, and the outcome decided on the committed row.
+      const { rows } = await client.query<AccessKeyRow>(
+        `INSERT INTO access_keys (access_key, identity, created_at, revoked_at) VALUES ($1, $2, $3, NULL)
+           ON CONFLICT (access_key) DO NOTHING RETURNING *`,
+        [accessKey, identity, createdAt],
+      );
+      if (rows[0] !== undefined) return accessKeyFromRow(rows[0]);
+      const [existing] = (
+        await client.query<AccessKeyRow>("SELECT * FROM access_keys WHERE access_key = $1", [accessKey])
+      ).rows;
+      if (existing!.revoked_at !== null)
+        throw new ContractError("CONFLICT", "Cannot register access key: it was revoked", {
+          reason: "access_key_revoked",
+        });
+      if (existing!.identity !== identity)
+        throw new ContractError("CONFLICT", "Cannot register access key: it belongs to another identity", {
+          reason: "access_key_taken",
+        });
+      return accessKeyFromRow(existing!);
+    });
+  }
+
+  async getAccessKey(accessKey: string): Promise<AccessKeyRecord | null> {
+    const [row] = await this.rows<AccessKeyRow>("SELECT * FROM access_keys WHERE access_key = $1", [accessKey]);
+    return row === undefined ? null : accessKeyFromRow(row);
+  }
+
+  async revokeAccessKey(accessKey: string, at: number): Promise<AccessKeyRecord | null> {
+    return this.write(async (client) => {
+      await client.query("UPDATE access_keys SET revoked_at = $1 WHERE access_key = $2 AND revoked_at IS NULL", [
+        at,
+        accessKey,
+      ]);
+      const [row] = (await client.query<AccessKeyRow>("SELECT * FROM access_keys WHERE access_key = $1", [accessKey]))
+        .rows;
+      return row === undefined ? null : accessKeyFromRow(row);
+    });
+  }
+
+  async listAccessKeys(identity: string): Promise<AccessKeyRecord[]> {
+    const rows = await this.rows<AccessKeyRow>(
+      "SELECT * FROM access_keys WHERE identity = $1 ORDER BY created_at, access_key",
+      [identity],
+    );
+    return rows.map(accessKeyFromRow);
+  }
+
+  async useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+    const now = Math.floor(Date.now() / 1000);
+    // One autocommit statement: an expired row may be reused; a live one (also one another
+    // instance wrote a moment ago: ON CONFLICT waits for it) means a replay.
+    const r = await this.writeStatement(
+      `INSERT INTO nonces (access_key, nonce, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
+         WHERE nonces.expires_at < $4`,
+      [accessKey, nonce, expiresAt, now],
+    );
+    const fresh = r.rowCount === 1;
+    if (now !== this.lastNonceSweep) {
+      // At most one sweep per second per instance (not one per request as in SQLite, where
+      // it is free): many instances deleting the same rows at once would only contend.
+      this.lastNonceSweep = now;
+      await this.pool.query("DELETE FROM nonces WHERE expires_at < $1", [now]).catch(() => {});
+    }
+    return fresh;
+  }
+
+  async getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }> {
+    const assets = await this.rows<AssetRecord>(
+      `SELECT issuer, asset_id AS "assetId", quantity, divisibility FROM assets WHERE issuer = $1 ORDER BY asset_id`,
+      [contractId],
+    );
+    const balances = await this.rows<BalanceRecord>(
+      `SELECT issuer, asset_id AS "assetId", amount FROM balances WHERE contract_id = $1 ORDER BY issuer, asset_id`,
+      [contractId],
+    );
+    return { assets, balances };
+  }
+
+  async getSend(commitHash: string): Promise<SendRecord | null> {
+    const [row] = await this.rows<SendRecord>(
+      `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+              s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy"
+         FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash WHERE s.commit_hash = $1`,
+      [commitHash],
+    );
+    return row ?? null;
+  }
+
+  stats(): StoreStats {
+    return { ...this.counters };
+  }
+}

@@ -1,0 +1,49 @@
+import pg from "pg";
+import { ContractError } from "../../contract/ContractError.js";
+
+/** Where a PostgresStore lives: the server, and optionally a schema of its own in that database. */
+export interface PgLocation {
+  /** `postgres://user@host:port/db` (libpq `PG*` environment variables fill the gaps). */
+  connectionString: string;
+  /** Schema holding the tables (created if missing; default: the server's search_path, i.e. `public`). */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+/**
+ * BIGINT (oid 20) as a JS number, for this pool only: lengths, indexes, times and amounts
+ * are far below 2^53, and the global pg.types would change every other pg user in the process.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** The schema name, checked (it is spliced into SQL and a channel name). */
+export function checkedSchema(schema: string | undefined): string | undefined {
+  if (schema !== undefined && !SCHEMA_NAME.test(schema))
+    throw new ContractError("INVALID_REQUEST", `Invalid schema name ${JSON.stringify(schema)}`, { reason: "schema" });
+  return schema;
+}
+
+/** Client settings shared by the pool and the LISTEN connection. */
+export function clientConfig(location: PgLocation, applicationName: string): pg.ClientConfig {
+  const schema = checkedSchema(location.schema);
+  return {
+    connectionString: location.connectionString,
+    application_name: applicationName,
+    types,
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  };
+}
+
+/** The NOTIFY channel of a schema's commits (one per schema, so stores in other schemas are not woken). */
+export function commitChannel(schema: string | undefined): string {
+  return schema === undefined ? "contract_commits" : `contract_commits_${schema}`;
+}
+
+/** The backend process id of a connected client (pg keeps it as `processID`, untyped). */
+export function backendPid(client: pg.ClientBase): number | null {
+  return (client as unknown as { processID: number | null }).processID ?? null;
+}
