@@ -55,8 +55,7 @@ export class PostgresStore implements Store {
     try {
       const client = await store.pool.connect();
       try {
-        if (store.schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${store.schema}"`);
-        await migratePg(client, Math.floor(Date.now() / 1000));
+        await migratePg(client, Math.floor(Date.now() / 1000), store.schema);
       } finally {
         client.release();
       }

@@ -10,14 +10,16 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 const MIGRATION_LOCK = 0x63682d6d696772n;
 
 /**
- * Brings the current schema (search_path) to PG_SCHEMA_VERSION in one transaction under
+ * Brings `schema` (created if missing; default: the search_path's) to PG_SCHEMA_VERSION in one transaction under
  * the migration lock; refuses a database written by a newer hub. Returns the version.
  */
-export async function migratePg(client: PoolClient, now: number): Promise<number> {
+export async function migratePg(client: PoolClient, now: number, schema?: string): Promise<number> {
   await client.query("BEGIN");
   try {
     // Transaction-scoped: released by COMMIT or ROLLBACK, even if this process dies.
     await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK.toString()]);
+    // Under the lock too: concurrent `CREATE SCHEMA IF NOT EXISTS` can still collide.
+    if (schema !== undefined) await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query(
       "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
     );

@@ -1,0 +1,47 @@
+import type { StoredCommit } from "../contract/StoredCommit.js";
+import { type CommitSink, relayCommits } from "./postgres/commitRelay.js";
+import { PostgresStore } from "./postgres/PostgresStore.js";
+import type { Store } from "./Store.js";
+import { SqliteStore } from "./sqlite/SqliteStore.js";
+
+export interface OpenStoreOptions {
+  /** SQLite's directory (used when no database URL is given). */
+  dataDir: string;
+  /** `postgres://…` (`--database-url` / `HUB_DATABASE_URL`): PostgreSQL instead of SQLite. */
+  databaseUrl?: string | null | undefined;
+  /** PostgreSQL pool connections per instance (default 10). */
+  poolSize?: number;
+}
+
+/** The hub's store: PostgreSQL when a URL is given (scale-out), else SQLite in `dataDir`. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  if (options.databaseUrl) {
+    return PostgresStore.open({
+      connectionString: options.databaseUrl,
+      ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+    });
+  }
+  return SqliteStore.open({ dataDir: options.dataDir });
+}
+
+/** The EventBus methods the relay uses (Hub.bus satisfies it). */
+export interface EventSink {
+  hasListeners(contractId: string): boolean;
+  publish(commits: readonly { contractId: string; stored: StoredCommit; view: null }[]): void;
+  listenedContracts?(): Iterable<string>;
+}
+
+/**
+ * Delivers commits written by other instances sharing the store to `bus` (PostgreSQL:
+ * LISTEN/NOTIFY; an embedded SQLite store has no other writers, so nothing to do).
+ * Returns the function that stops it.
+ */
+export async function relayStoreEvents(
+  store: Store,
+  bus: EventSink,
+  onError?: (err: unknown) => void,
+): Promise<() => Promise<void>> {
+  if (!(store instanceof PostgresStore)) return async () => {};
+  const relay = await relayCommits(store, bus satisfies CommitSink, onError);
+  return () => relay.close();
+}

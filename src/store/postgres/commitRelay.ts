@@ -1,0 +1,99 @@
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import type { CommitListener, CommitNotice } from "./CommitListener.js";
+import type { PostgresStore } from "./PostgresStore.js";
+
+/**
+ * What the relay feeds: the hub's EventBus, structurally (the store layer does not import
+ * the hub). A live commit with `view: null` makes each subscription read the commits it
+ * has not delivered yet, up to that one, from the store, and compute their states.
+ */
+export interface CommitSink {
+  hasListeners(contractId: string): boolean;
+  publish(commits: readonly { contractId: string; stored: StoredCommit; view: null }[]): void;
+  /** Contracts with subscribers (re-read after the LISTEN connection was lost, if offered). */
+  listenedContracts?(): Iterable<string>;
+}
+
+/** A running relay; `close()` stops listening. */
+export interface CommitRelay {
+  close(): Promise<void>;
+  /** Notices seen from other instances (tests and metrics). */
+  readonly received: number;
+  /** Reconnections of the LISTEN connection so far. */
+  readonly reconnects: number;
+  /** Backend pid of the LISTEN connection, null while reconnecting. */
+  readonly pid: number | null;
+}
+
+/**
+ * Feeds commits appended through OTHER hub instances into this instance's EventBus
+ * (PROTOCOL.md §9): a notice names only the contract and the index of an append's last
+ * commit; the commit is read from the store. The local hub publishes its own appends
+ * itself, so notices from this store's own connections are skipped. Per contract, notices
+ * are coalesced to the highest index and handled one at a time, so a burst of appends
+ * costs one read; subscriptions drop what they already delivered, so a notice arriving
+ * after the local publish (or twice) never produces a duplicate event.
+ */
+export async function relayCommits(
+  store: PostgresStore,
+  sink: CommitSink,
+  onError: (err: unknown) => void = () => {},
+): Promise<CommitRelay> {
+  const highest = new Map<string, number>();
+  const running = new Set<string>();
+  let received = 0;
+  let reconnects = 0;
+
+  const drain = async (contractId: string) => {
+    running.add(contractId);
+    try {
+      for (let index = highest.get(contractId); index !== undefined; index = highest.get(contractId)) {
+        highest.delete(contractId);
+        if (!sink.hasListeners(contractId)) continue;
+        const stored = await store.getCommitAt(contractId, index);
+        if (stored !== null) sink.publish([{ contractId, stored, view: null }]);
+      }
+    } catch (err) {
+      onError(err);
+    } finally {
+      running.delete(contractId);
+    }
+  };
+
+  const notice = (contractId: string, index: number) => {
+    if (index <= (highest.get(contractId) ?? -1)) return;
+    highest.set(contractId, index);
+    if (!running.has(contractId)) void drain(contractId);
+  };
+
+  const onCommit = (n: CommitNotice) => {
+    if (store.isOwnBackend(n.processId)) return;
+    received++;
+    notice(n.contractId, n.index);
+  };
+
+  // NOTIFY has no replay: after a lost connection, re-read the head of every listened
+  // contract; subscriptions fetch whatever they missed in between.
+  const onReconnect = () => {
+    reconnects++;
+    for (const contractId of sink.listenedContracts?.() ?? []) {
+      store.getContract(contractId).then((record) => {
+        if (record !== null && record.length > 0) notice(contractId, record.length - 1);
+      }, onError);
+    }
+  };
+
+  const listener: CommitListener = await store.listenCommits({ onCommit, onReconnect, onError });
+  return {
+    close: () => listener.close(),
+    get received() {
+      return received;
+    },
+    get reconnects() {
+      return reconnects;
+    },
+    get pid() {
+      return listener.pid;
+    },
+  };
+}
