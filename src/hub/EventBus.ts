@@ -34,6 +34,11 @@ export class EventBus {
     }
   }
 
+  /** Contracts with at least one subscription (a cross-instance relay re-reads them after a gap). */
+  listenedContracts(): string[] {
+    return [...this.subscriptions.keys()];
+  }
+
   /** Closes every subscription (hub shutdown). */
   closeAll(): void {
     for (const set of this.subscriptions.values()) for (const sub of set) sub.close();
