@@ -8,9 +8,8 @@ import { AccessRegistry } from "../auth/AccessRegistry.js";
 import { Authenticator } from "../auth/Authenticator.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
-import { PostgresStore } from "../store/postgres/PostgresStore.js";
+import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
-import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 
@@ -37,14 +36,21 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   const logger = pino({ level: env.HUB_LOG_LEVEL ?? "info", base: { service: "contract-hub" } }, pino.destination(2));
   let store: Store;
   try {
-    store = config.databaseUrl
-      ? await PostgresStore.open({ connectionString: config.databaseUrl })
-      : await SqliteStore.open({ dataDir: config.dataDir });
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   } catch (err) {
     io.err(`contract-hub start: cannot open the store: ${(err as Error).message}`);
     return EXIT_FAILED;
   }
   const hub = new Hub({ store, version: deps.version, onError: (err) => logger.error({ err }, "subscription error") });
+  // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
+  let stopRelay: () => Promise<void>;
+  try {
+    stopRelay = await relayStoreEvents(store, hub.bus, (err) => logger.warn({ err }, "commit relay"));
+  } catch (err) {
+    io.err(`contract-hub start: cannot listen for commits: ${(err as Error).message}`);
+    await store.close();
+    return EXIT_FAILED;
+  }
   const options = {
     hub,
     authenticator: new Authenticator({ store }),
@@ -58,6 +64,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     servers = await startServers(options, config);
   } catch (err) {
     io.err(`contract-hub start: cannot listen: ${(err as Error).message}`);
+    await stopRelay();
     await hub.close();
     await store.close();
     return EXIT_FAILED;
@@ -70,6 +77,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   const signal = await (deps.stop ?? untilSignal());
   logger.info({ signal }, "shutting down: draining requests");
   await servers.close();
+  await stopRelay();
   await hub.close();
   await store.close();
   logger.info("stopped");
