@@ -24,4 +24,10 @@ export class Parties {
     const name = this.name(role);
     return name === role ? `the ${role}` : `${name} (the ${role})`;
   }
+
+  /** Possessive: "the buyer's", or "alice's" when a name was given. */
+  whose(role: string): string {
+    const name = this.name(role);
+    return name === role ? `the ${role}'s` : `${name}'s`;
+  }
 }

@@ -51,17 +51,17 @@ export const escrowTemplate: TemplateDefinition = {
     const rules: TemplateRule[] = [
       {
         protects: "buyer",
-        says: `Only ${p.who("buyer")}'s signature releases the funds`,
+        says: `Only ${p.whose("buyer")} signature releases the funds`,
         formula: `always(!released -> [-signed_by(${p.key("buyer")})] !released)`,
       },
       {
         protects: "seller",
-        says: `A deposit is cancelled only with ${p.who("seller")}'s signature`,
+        says: `A deposit is cancelled only with ${p.whose("seller")} signature`,
         formula: `always(!cancelled -> [-signed_by(${p.key("seller")})] !cancelled)`,
       },
       {
         protects: "buyer",
-        says: `A deposit is cancelled only with ${p.who("buyer")}'s signature`,
+        says: `A deposit is cancelled only with ${p.whose("buyer")} signature`,
         formula: `always(!cancelled -> [-signed_by(${p.key("buyer")})] !cancelled)`,
       },
     ];
@@ -76,17 +76,17 @@ export const escrowTemplate: TemplateDefinition = {
         },
         {
           protects: "seller",
-          says: `A refund needs ${p.who("arbiter")}'s decision`,
+          says: `A refund needs ${p.whose("arbiter")} decision`,
           formula: `always(!refunded -> [-signed_by(${p.key("arbiter")})] !refunded)`,
         },
         {
           protects: "buyer",
-          says: `Before delivery ${p.who("buyer")} can escalate to the arbiter without ${p.who("seller")}'s signature`,
+          says: `Before delivery ${p.who("buyer")} can escalate to the arbiter without ${p.whose("seller")} signature`,
           formula: `always(deposited -> <-signed_by(${p.key("seller")})> disputed)`,
         },
         {
           protects: "seller",
-          says: `After delivery ${p.who("seller")} can escalate to the arbiter without ${p.who("buyer")}'s signature`,
+          says: `After delivery ${p.who("seller")} can escalate to the arbiter without ${p.whose("buyer")} signature`,
           formula: `always(delivered -> <-signed_by(${p.key("buyer")})> disputed)`,
         },
         {

@@ -56,12 +56,12 @@ export const milestoneTemplate: TemplateDefinition = {
     rules.push(
       {
         protects: "client",
-        says: `Every milestone is paid only with ${p.who("client")}'s signature`,
+        says: `Every milestone is paid only with ${p.whose("client")} signature`,
         formula: payment,
       },
       {
         protects: "contractor",
-        says: `The work is cancelled only with ${p.who("contractor")}'s signature`,
+        says: `The work is cancelled only with ${p.whose("contractor")} signature`,
         formula: `always(!cancelled -> [-signed_by(${p.key("contractor")})] !cancelled)`,
       },
       {

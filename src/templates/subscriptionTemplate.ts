@@ -63,7 +63,7 @@ export const subscriptionTemplate: TemplateDefinition = {
         },
         {
           protects: "provider",
-          says: `The service becomes active only through ${p.who("subscriber")}'s signed subscription or renewal`,
+          says: `The service becomes active only through ${p.whose("subscriber")} signed subscription or renewal`,
           formula: `always(!active -> [-signed_by(${p.key("subscriber")})] !active)`,
         },
         {

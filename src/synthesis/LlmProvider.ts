@@ -1,0 +1,28 @@
+/** One message of a conversation with a language model. */
+export interface LlmMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** What is sent: a system prompt and the conversation so far (a repair round appends to it). */
+export interface LlmPrompt {
+  system: string;
+  messages: LlmMessage[];
+}
+
+export interface CompleteOptions {
+  /** Upper bound on the answer's length in tokens. */
+  maxTokens?: number;
+}
+
+/**
+ * A language model behind one interface, so synthesis never depends on a vendor SDK and tests
+ * inject a fake. `complete` resolves to the answer's text or rejects with ContractError
+ * UPSTREAM_ERROR (502); it never hangs (every request has a timeout).
+ */
+export interface LlmProvider {
+  /** "anthropic", "openai" or a test name; used in messages. */
+  readonly name: string;
+  readonly model: string;
+  complete(prompt: LlmPrompt, opts?: CompleteOptions): Promise<string>;
+}

@@ -1,0 +1,109 @@
+import { ContractError } from "../contract/ContractError.js";
+import { labelText } from "../lang/graph.js";
+import type { Lts } from "../lang/Lts.js";
+import { buildPrompt, promptText } from "./buildPrompt.js";
+import { type CandidateCheck, checkCandidate } from "./checkCandidate.js";
+import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
+import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
+import { patternSynthesize } from "./patternSynthesize.js";
+import { templateForHint } from "./recognizePattern.js";
+import type { SynthesisResult } from "./SynthesisResult.js";
+
+const SIGNING = new Set(["signed_by", "threshold", "any_signed", "all_signed", "oracle_attests"]);
+
+function problems(check: CandidateCheck): string[] {
+  if (check.modelError !== null) return [`model: ${check.modelError}`];
+  return check.rules.flatMap((r, i) => (r.error ? [`rule ${i + 1}: ${r.error}\n${r.text}`] : []));
+}
+
+/** The follow-up message of the repair round: every problem the checker found. */
+export function repairMessage(check: CandidateCheck): string {
+  return [
+    "The hub checked your answer and found these problems:",
+    ...problems(check).map((p) => `- ${p}`),
+    "",
+    "Reply with the complete corrected answer in the same format (## Model, ## Rules, ## Parties, ## Protections).",
+    "Remember: a transition that does not mention a property matches it, so state protections over the states a",
+    "transition enters and the signatures it carries, e.g. always(!s -> [-signed_by(/users/alice.id)] !s).",
+  ].join("\n");
+}
+
+/** Transitions a party takes without any signature (self-loops excepted): anyone allowed to write can take them. */
+function unsignedTransitions(lts: Lts): string[] {
+  return lts.transitions
+    .filter((t) => t.from !== t.to && !t.label.some((p) => p.sign === "+" && SIGNING.has(p.name)))
+    .map(
+      (t) =>
+        `transition ${lts.displayNames[t.from]} -> ${lts.displayNames[t.to]} [${labelText(t.label)}] needs no signature`,
+    );
+}
+
+/** Parties named in the answer, then any other `/users/<name>.id` the model mentions. */
+function partiesOf(parsed: ParsedAnswer, model: string): string[] {
+  const out = [...new Set(parsed.parties)];
+  for (const m of model.matchAll(/\/users\/([A-Za-z0-9_-]+)\.id/g)) if (!out.includes(m[1]!)) out.push(m[1]!);
+  return out;
+}
+
+/**
+ * Synthesis with a language model (PROTOCOL.md §10): one request, the answer parsed and
+ * checked; on any problem one repair round that sends the problems back. The result never
+ * holds a model that fails to parse: without a usable model after the repair round, the
+ * pattern synthesizer answers when it recognises the description, else UPSTREAM_ERROR
+ * (`invalid_answer`). Rules that still fail are dropped, each with a warning.
+ */
+export async function llmSynthesize(
+  provider: LlmProvider,
+  description: string,
+  hint?: string,
+): Promise<SynthesisResult> {
+  const prompt = buildPrompt(description, hint, templateForHint(hint));
+  const first = await provider.complete(prompt);
+  let parsed = parseAnswer(first);
+  let check = checkCandidate(parsed.model, parsed.rules);
+  const warnings: string[] = [];
+  if (problems(check).length > 0) {
+    const repair: LlmPrompt = {
+      system: prompt.system,
+      messages: [
+        ...prompt.messages,
+        { role: "assistant", content: first },
+        { role: "user", content: repairMessage(check) },
+      ],
+    };
+    const second = parseAnswer(await provider.complete(repair));
+    const secondCheck = checkCandidate(second.model, second.rules);
+    if (secondCheck.lts !== null || check.lts === null) {
+      parsed = second;
+      check = secondCheck;
+    } else {
+      warnings.push(`the repair answer's model was unusable (${secondCheck.modelError}); kept the first answer`);
+    }
+  }
+  if (check.lts === null || parsed.model === null) {
+    const fallback = patternSynthesize(description, hint);
+    const why = `the language model gave no usable model after a repair round (${check.modelError})`;
+    if (fallback !== null) return { ...fallback, warnings: [why, ...fallback.warnings] };
+    throw new ContractError("UPSTREAM_ERROR", `Cannot synthesize: ${why}`, {
+      reason: "invalid_answer",
+      provider: provider.name,
+      errors: [check.modelError],
+    });
+  }
+  const rules: string[] = [];
+  check.rules.forEach((r, i) => {
+    if (r.error === undefined) rules.push(r.text);
+    else warnings.push(`dropped rule ${i + 1}: ${r.error}`);
+  });
+  if (rules.length === 0) warnings.push("no rule of the answer holds on its model: the contract has no rules");
+  warnings.push(...check.lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(check.lts));
+  return {
+    model: parsed.model.trim(),
+    rules,
+    parties: partiesOf(parsed, parsed.model),
+    protections: parsed.protections,
+    prompt: promptText(prompt),
+    source: "llm",
+    warnings,
+  };
+}

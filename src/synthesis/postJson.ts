@@ -1,0 +1,100 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { ContractError } from "../contract/ContractError.js";
+
+export interface PostJsonOptions {
+  /** Provider name for messages and `details.provider`. */
+  provider: string;
+  headers: Record<string, string>;
+  body: unknown;
+  /** Per attempt, covering the response body too. */
+  timeoutMs: number;
+  /** Extra attempts after a transient failure (429, 5xx, network error). */
+  retries?: number;
+  /** Pause before a retry; a shorter `retry-after` wins. */
+  retryDelayMs?: number;
+  fetchImpl?: typeof fetch;
+}
+
+const MAX_ERROR_TEXT = 300;
+
+function upstream(
+  provider: string,
+  reason: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ContractError {
+  return new ContractError("UPSTREAM_ERROR", `Language model (${provider}) ${message}`, {
+    reason,
+    provider,
+    ...extra,
+  });
+}
+
+/** The provider's own error text, shortened; never the request (which holds the key in a header, not the body). */
+function errorText(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string };
+    const msg = typeof body.error === "string" ? body.error : body.error?.message;
+    if (typeof msg === "string") return msg.slice(0, MAX_ERROR_TEXT);
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return text.slice(0, MAX_ERROR_TEXT);
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+}
+
+/**
+ * POSTs JSON and returns the parsed JSON answer. Each attempt runs under
+ * `AbortSignal.timeout`, body included, so a provider that never answers costs at most
+ * `timeoutMs`. 429, 5xx and network errors are retried `retries` times (default once); a
+ * timeout is not retried, so the worst case stays bounded. Every failure is UPSTREAM_ERROR
+ * with `details.reason`: upstream_timeout, upstream_unreachable, upstream_status (with
+ * `status`), upstream_bad_json.
+ */
+export async function postJson(url: string, opts: PostJsonOptions): Promise<unknown> {
+  const doFetch = opts.fetchImpl ?? fetch;
+  const attempts = 1 + (opts.retries ?? 1);
+  let last: ContractError | undefined;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    if (attempt > 1) await sleep(opts.retryDelayMs ?? 250);
+    let status: number;
+    let text: string;
+    let retryAfter: string | null = null;
+    try {
+      const signal = AbortSignal.timeout(opts.timeoutMs);
+      const res = await doFetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...opts.headers },
+        body: JSON.stringify(opts.body),
+        signal,
+      });
+      status = res.status;
+      retryAfter = res.headers.get("retry-after");
+      text = await res.text();
+    } catch (err) {
+      if (isTimeout(err)) {
+        throw upstream(opts.provider, "upstream_timeout", `did not answer within ${opts.timeoutMs} ms`, {
+          timeout_ms: opts.timeoutMs,
+        });
+      }
+      const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
+      last = upstream(opts.provider, "upstream_unreachable", `could not be reached: ${cause}`);
+      continue;
+    }
+    if (status >= 200 && status < 300) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw upstream(opts.provider, "upstream_bad_json", "answered with a body that is not JSON");
+      }
+    }
+    last = upstream(opts.provider, "upstream_status", `answered HTTP ${status}: ${errorText(text)}`, { status });
+    if (status !== 429 && status < 500) throw last;
+    const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
+    if (Number.isFinite(seconds) && seconds * 1000 > (opts.retryDelayMs ?? 250) * 8) throw last;
+  }
+  throw last!;
+}

@@ -1,0 +1,62 @@
+import { ContractError } from "../contract/ContractError.js";
+import { AnthropicProvider } from "./AnthropicProvider.js";
+import type { LlmProvider } from "./LlmProvider.js";
+import { OpenAiProvider } from "./OpenAiProvider.js";
+
+export type Env = Record<string, string | undefined>;
+
+export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-20250514";
+export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TOKENS = 4096;
+
+function positive(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new ContractError("INTERNAL", `${name} must be a positive integer, got ${JSON.stringify(raw)}`, {
+      reason: "bad_config",
+      variable: name,
+    });
+  }
+  return n;
+}
+
+/** True when a language-model key is configured (the hub then requires authentication for synthesis, PROTOCOL.md §7). */
+export function hasLlmKey(env: Env): boolean {
+  return Boolean(env.ANTHROPIC_API_KEY || env.OPENAI_API_KEY);
+}
+
+/**
+ * The provider configured by the environment, or null without a key. `ANTHROPIC_API_KEY`
+ * (base `ANTHROPIC_BASE_URL`, default https://api.anthropic.com) wins over `OPENAI_API_KEY`
+ * (base `HUB_LLM_BASE_URL`, default https://api.openai.com/v1) unless
+ * `HUB_LLM_PROVIDER=openai`. `HUB_LLM_MODEL`, `HUB_LLM_TIMEOUT_MS` (default 60 s) and
+ * `HUB_LLM_MAX_TOKENS` (default 4096) apply to both.
+ */
+export function providerFromEnv(env: Env): LlmProvider | null {
+  const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS);
+  const maxTokens = positive(env, "HUB_LLM_MAX_TOKENS", DEFAULT_MAX_TOKENS);
+  const model = env.HUB_LLM_MODEL || undefined;
+  const preferOpenAi = env.HUB_LLM_PROVIDER === "openai";
+  if (env.ANTHROPIC_API_KEY && !(preferOpenAi && env.OPENAI_API_KEY)) {
+    return new AnthropicProvider({
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseUrl: env.ANTHROPIC_BASE_URL || "https://api.anthropic.com",
+      model: model ?? DEFAULT_ANTHROPIC_MODEL,
+      timeoutMs,
+      maxTokens,
+    });
+  }
+  if (env.OPENAI_API_KEY) {
+    return new OpenAiProvider({
+      apiKey: env.OPENAI_API_KEY,
+      baseUrl: env.HUB_LLM_BASE_URL || "https://api.openai.com/v1",
+      model: model ?? DEFAULT_OPENAI_MODEL,
+      timeoutMs,
+      maxTokens,
+    });
+  }
+  return null;
+}

@@ -1,0 +1,59 @@
+import { ContractError } from "../contract/ContractError.js";
+import type { LlmProvider } from "./LlmProvider.js";
+import { llmSynthesize } from "./llmSynthesize.js";
+import { patternSynthesize } from "./patternSynthesize.js";
+import { type Env, providerFromEnv } from "./providerFromEnv.js";
+import type { SynthesisResult } from "./SynthesisResult.js";
+
+export const MAX_DESCRIPTION = 20_000;
+const MAX_HINT = 200;
+
+export interface SynthesisOptions {
+  /** Environment to configure the provider from (default `process.env`). */
+  env?: Env;
+  /** A provider to use instead of the environment's; `null` forces the pattern synthesizer. */
+  provider?: LlmProvider | null;
+}
+
+function invalid(field: string, message: string): ContractError {
+  return new ContractError("INVALID_REQUEST", `Cannot synthesize: ${message}`, { reason: "invalid_field", field });
+}
+
+/** The request's description and hint, validated (INVALID_REQUEST naming the field). */
+function readRequest(body: unknown): { description: string; hint?: string } {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalid("body", "expected an object");
+  const { description, pattern_hint: hint } = body as Record<string, unknown>;
+  if (typeof description !== "string" || description.trim() === "") {
+    throw invalid("description", "description must be a non-empty string");
+  }
+  if (description.length > MAX_DESCRIPTION) {
+    throw invalid("description", `description exceeds ${MAX_DESCRIPTION} characters`);
+  }
+  if (hint !== undefined && hint !== null && (typeof hint !== "string" || hint.length > MAX_HINT)) {
+    throw invalid("pattern_hint", `pattern_hint must be a string of at most ${MAX_HINT} characters`);
+  }
+  return typeof hint === "string" && hint.trim() !== "" ? { description, hint } : { description };
+}
+
+/**
+ * `POST /contracts/synthesize` (spec 2.7, PROTOCOL.md §10): a model, rules, parties and
+ * protections from a description. With a configured language model (ANTHROPIC_API_KEY or
+ * OPENAI_API_KEY) the answer is checked and repaired once (`source: "llm"`); without one the
+ * pattern synthesizer answers (`source: "patterns"`), or UNAVAILABLE (503) names the
+ * variables to set when it does not recognise the description. Provider failures are
+ * UPSTREAM_ERROR (502).
+ */
+export async function synthesize(body: unknown, options: SynthesisOptions = {}): Promise<SynthesisResult> {
+  const { description, hint } = readRequest(body);
+  const provider = options.provider !== undefined ? options.provider : providerFromEnv(options.env ?? process.env);
+  if (provider !== null) return llmSynthesize(provider, description, hint);
+  const result = patternSynthesize(description, hint);
+  if (result !== null) return result;
+  throw new ContractError(
+    "UNAVAILABLE",
+    "Cannot synthesize this description without a language model: set ANTHROPIC_API_KEY or OPENAI_API_KEY " +
+      "(the pattern synthesizer only recognises escrow, milestone, atomic_swap, multisig, subscription and " +
+      "service_agreement descriptions; a pattern_hint naming one of them also works)",
+    { reason: "no_language_model", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] },
+  );
+}
