@@ -3,6 +3,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo } from "./Io.js";
 import { modelCheckCommand } from "./modelCheckCommand.js";
 import { modelGraphCommand } from "./modelGraphCommand.js";
 import { modelParseCommand } from "./modelParseCommand.js";
+import { registerSynthesizeCommand } from "./synthesizeCommand.js";
 
 export const VERSION = "0.1.0";
 
@@ -48,6 +49,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command("graph <file>")
     .description("Print a model as Graphviz DOT and Mermaid")
     .action(async (file: string) => setExit(await modelGraphCommand(file, io)));
+  registerSynthesizeCommand(program, io, setExit);
   return program;
 }
 

@@ -1,0 +1,56 @@
+import type { Command } from "commander";
+import { isContractError } from "../contract/ContractError.js";
+import { type Env, synthesize } from "../synthesis/index.js";
+import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
+import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+
+function human(r: SynthesisResult): string {
+  const lines = [
+    `source: ${r.source}${r.template ? ` (template ${r.template})` : ""}`,
+    `parties: ${r.parties.join(", ")}`,
+    "",
+    r.model,
+    "",
+    ...r.rules.flatMap((rule) => [rule, ""]),
+    "protections:",
+    ...Object.entries(r.protections).map(([p, t]) => `  ${p}: ${t}`),
+  ];
+  if (r.warnings.length > 0) lines.push("", "warnings:", ...r.warnings.map((w) => `  ${w}`));
+  return lines.join("\n");
+}
+
+/**
+ * `contract-hub synthesize "<description>" [--hint NAME] [--json]`: the same synthesis as
+ * `POST /contracts/synthesize`, configured by the same environment variables. Exit 0 with a
+ * result, 1 when synthesis is refused or fails (the error body on stdout with --json).
+ */
+export async function synthesizeCommand(
+  description: string,
+  opts: { hint?: string; json?: boolean },
+  io: Io,
+  env: Env = process.env,
+): Promise<number> {
+  try {
+    const body = opts.hint === undefined ? { description } : { description, pattern_hint: opts.hint };
+    const result = await synthesize(body, { env });
+    io.out(opts.json ? JSON.stringify(result, null, 2) : human(result));
+    return EXIT_OK;
+  } catch (err) {
+    if (!isContractError(err)) throw err;
+    if (opts.json) io.out(JSON.stringify(err.toBody(), null, 2));
+    else io.err(`synthesize: ${err.message} (${err.code})`);
+    return EXIT_FAILED;
+  }
+}
+
+/** Adds the `synthesize` command to the program. */
+export function registerSynthesizeCommand(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command("synthesize <description>")
+    .description("Synthesize a model, rules and protections from a description (language model, else patterns)")
+    .option("--hint <pattern>", "steer toward a pattern: escrow, milestone, swap, multisig, subscription, service")
+    .option("--json", "print JSON")
+    .action(async (description: string, opts: { hint?: string; json?: boolean }) =>
+      setExit(await synthesizeCommand(description, opts, io)),
+    );
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Io } from "../src/cli/Io.js";
+import { main } from "../src/cli/main.js";
+import { FakeLlmServer, openAiReply } from "../src/synthesis/testing/FakeLlmServer.js";
+
+const VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "HUB_LLM_BASE_URL", "HUB_LLM_MODEL", "HUB_LLM_PROVIDER"] as const;
+
+function capture(): Io & { stdout: string; stderr: string } {
+  const io = {
+    stdout: "",
+    stderr: "",
+    out: (t: string) => {
+      io.stdout += t.endsWith("\n") ? t : `${t}\n`;
+    },
+    err: (t: string) => {
+      io.stderr += t.endsWith("\n") ? t : `${t}\n`;
+    },
+  };
+  return io;
+}
+
+describe("contract-hub synthesize", () => {
+  // The command reads the process environment: clear any real key so tests never call out.
+  const saved: Record<string, string | undefined> = {};
+  before(() => {
+    for (const v of VARS) {
+      saved[v] = process.env[v];
+      delete process.env[v];
+    }
+  });
+  after(() => {
+    for (const v of VARS) {
+      if (saved[v] === undefined) delete process.env[v];
+      else process.env[v] = saved[v];
+    }
+  });
+
+  it("prints the pattern synthesizer's result as JSON without a key", async () => {
+    const io = capture();
+    const code = await main(["synthesize", "Alice buys a bike from Bob", "--json"], io);
+    assert.equal(code, 0);
+    const result = JSON.parse(io.stdout);
+    assert.equal(result.source, "patterns");
+    assert.equal(result.template, "escrow");
+    assert.deepEqual(result.parties, ["alice", "bob"]);
+  });
+
+  it("follows --hint and prints a readable result", async () => {
+    const io = capture();
+    assert.equal(await main(["synthesize", "Ivan and Judy make a deal", "--hint", "swap"], io), 0);
+    assert.match(io.stdout, /^source: patterns \(template atomic_swap\)$/m);
+    assert.match(io.stdout, /^model atomic_swap \{$/m);
+  });
+
+  it("exits 1 with UNAVAILABLE for an unrecognised description, and 2 without a description", async () => {
+    const io = capture();
+    assert.equal(await main(["synthesize", "Write a haiku about the sea", "--json"], io), 1);
+    assert.equal(JSON.parse(io.stdout).code, "UNAVAILABLE");
+    const plain = capture();
+    assert.equal(await main(["synthesize", "Write a haiku about the sea"], plain), 1);
+    assert.match(plain.stderr, /\(UNAVAILABLE\)/);
+    assert.equal(await main(["synthesize"], capture()), 2);
+  });
+
+  it("uses the configured language model", async () => {
+    const fake = await FakeLlmServer.start();
+    try {
+      fake.script(
+        openAiReply("```modality\nmodel m {\n  initial a\n  a -> b [+GO +signed_by(/users/x.id)]\n  b -> b []\n}\n```"),
+      );
+      process.env.OPENAI_API_KEY = "sk-cli";
+      process.env.HUB_LLM_BASE_URL = `${fake.url}/v1`;
+      const io = capture();
+      assert.equal(await main(["synthesize", "Some deal", "--json"], io), 0);
+      const result = JSON.parse(io.stdout);
+      assert.equal(result.source, "llm");
+      assert.deepEqual(result.parties, ["x"]);
+      assert.equal(fake.requests[0]!.headers.authorization, "Bearer sk-cli");
+    } finally {
+      delete process.env.OPENAI_API_KEY;
+      delete process.env.HUB_LLM_BASE_URL;
+      await fake.close();
+    }
+  });
+});

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseModel, parseRule } from "../src/lang/parser.js";
+import { parseAnswer } from "../src/synthesis/index.js";
+
+const MODEL = `model deal {
+  initial init
+  init -> done [+PAY +signed_by(/users/alice.id)] // pays { in full }
+  done -> done []
+}`;
+const RULE = `export default rule {
+  starting_at $PARENT
+  formula { always(!done -> [-signed_by(/users/alice.id)] !done) }
+}`;
+
+describe("parseAnswer", () => {
+  it("reads fenced modality blocks, the parties list and bold protections, with prose around", () => {
+    const text = [
+      "Sure. The model {as promised}:",
+      "```modality",
+      MODEL,
+      "```",
+      "Rules:",
+      "```modality",
+      "// only alice finishes",
+      RULE,
+      "```",
+      "## Parties",
+      "- **Alice** (buyer): pays",
+      "- Bob — seller",
+      "## Protections",
+      "- **Alice**: nobody else can finish the deal",
+      "* bob: gets paid",
+      "Thanks!",
+    ].join("\n");
+    const parsed = parseAnswer(text);
+    assert.equal(parsed.model, MODEL);
+    assert.deepEqual(parsed.rules, [`// only alice finishes\n${RULE}`]);
+    assert.deepEqual(parsed.parties, ["alice", "bob"]);
+    assert.deepEqual(parsed.protections, { alice: "nobody else can finish the deal", bob: "gets paid" });
+    parseModel(parsed.model!);
+    parseRule(parsed.rules[0]!);
+  });
+
+  it("reads a bare model and rule blocks written in prose, including named rules and braces in comments", () => {
+    const text = `I propose ${MODEL} together with ${RULE} and also rule second { formula { always(true) } } done.`;
+    const parsed = parseAnswer(text);
+    assert.equal(parsed.model, MODEL);
+    assert.deepEqual(parsed.rules, [RULE, "rule second { formula { always(true) } }"]);
+  });
+
+  it("reads the RFC export default model form", () => {
+    const model = "export default model {\n  initial a\n  a -> a []\n}";
+    assert.equal(parseAnswer(`\`\`\`\n${model}\n\`\`\``).model, model);
+  });
+
+  it("reads a single JSON object with prose around, in several field spellings", () => {
+    const json = {
+      model: MODEL,
+      rules: [RULE, { formula: "always(true)" }],
+      parties: [{ name: "Alice" }, "bob"],
+      protections: [{ party: "Alice", protection: "safe" }],
+    };
+    const parsed = parseAnswer(`Here you go:\n${JSON.stringify(json, null, 2)}\nCheers`);
+    assert.equal(parsed.model, MODEL);
+    assert.deepEqual(parsed.rules, [RULE, "always(true)"]);
+    assert.deepEqual(parsed.parties, ["alice", "bob"]);
+    assert.deepEqual(parsed.protections, { alice: "safe" });
+    const objectParties = parseAnswer(
+      JSON.stringify({ model: MODEL, parties: { alice: "buyer" }, protections: { Bob: ["a", "b"] } }),
+    );
+    assert.deepEqual(objectParties.parties, ["alice"]);
+    assert.deepEqual(objectParties.protections, { bob: "a. b" });
+  });
+
+  it("reads reference-style formula lists under a Rules heading", () => {
+    const parsed = parseAnswer(`## Model\n${MODEL}\n## Rules\nF1: always(<> true)\n- \`eventually(done)\`\n`);
+    assert.deepEqual(parsed.rules, ["always(<> true)", "eventually(done)"]);
+  });
+
+  it("finds nothing in an answer without a contract", () => {
+    assert.deepEqual(parseAnswer("I cannot help with that."), { model: null, rules: [], parties: [], protections: {} });
+  });
+
+  it("keeps an unclosed model so the checker can report where it breaks", () => {
+    const parsed = parseAnswer("model x {\n  a -> b [+GO");
+    assert.equal(parsed.model, "model x {\n  a -> b [+GO");
+    assert.throws(() => parseModel(parsed.model!));
+  });
+});
