@@ -18,6 +18,8 @@ export interface TestDatabase {
   name: string;
   /** A new schema name, unique in this database (a PostgresStore creates it on open). */
   freshSchema(): string;
+  /** Runs a statement on the maintenance database (e.g. ALTER DATABASE of this one). */
+  adminQuery(text: string, params?: unknown[]): Promise<pg.QueryResult>;
   /** Drops the database (also registered with `after`, so calling it is optional). */
   drop(): Promise<void>;
 }
@@ -52,8 +54,17 @@ export async function testDatabase(): Promise<TestDatabase> {
     if (dropped) return;
     dropped = true;
     // FORCE (PostgreSQL 13+) ends connections a failed test may have left open.
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await admin(async (c) => {
+      // A test may have closed it to new connections; DROP needs none, but keep it tidy.
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    });
   };
   after(drop);
-  return { url: url.toString(), name, freshSchema: () => `s${++schemas}_${randomBytes(3).toString("hex")}`, drop };
+  return {
+    url: url.toString(),
+    name,
+    freshSchema: () => `s${++schemas}_${randomBytes(3).toString("hex")}`,
+    adminQuery: (text, params) => admin((c) => c.query(text, params)),
+    drop,
+  };
 }
