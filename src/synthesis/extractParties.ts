@@ -63,7 +63,17 @@ const RELATIONS: Array<[string[], RegExp, string, string]> = [
   [["atomic_swap"], /\b(N) (?:swaps|exchanges|trades)\b.*?\bwith (N)/, "party_a", "party_b"],
 ];
 
-const ARBITER_VERBS = /\b(N) (?:arbitrates|mediates|judges|resolves|decides)\b/;
+/** Verbs that say which role one party plays: [template ids, pattern over one NAME, role]. */
+const CUES: Array<[string[], RegExp, string]> = [
+  [["escrow"], /\b(N) (?:arbitrates|mediates|judges|resolves|decides)\b/, "arbiter"],
+  [["milestone", "service_agreement"], /\b(N) (?:approves|accepts|pays|orders)\b/, "client"],
+  [
+    ["milestone", "service_agreement"],
+    /\b(N) (?:delivers|provides|cleans|builds|designs|develops|repairs|performs)\b/,
+    "contractor|provider",
+  ],
+  [["subscription"], /\b(N) (?:subscribes|signs up|can cancel|pays)\b/, "subscriber"],
+];
 
 export interface ExtractedParties {
   /** Role → party name (lower case). */
@@ -118,13 +128,17 @@ export function extractParties(description: string, templateId: string, roles: r
     ];
     for (const re of patterns) assign(role, re.exec(description)?.[1]);
   }
-  if (words.arbiter) assign("arbiter", new RegExp(ARBITER_VERBS.source.replace("N", NAME)).exec(description)?.[1]);
   for (const [ids, re, first, second] of RELATIONS) {
     if (!ids.includes(templateId)) continue;
     const m = new RegExp(re.source.replace(/\(N\)/g, `(${NAME})`)).exec(description);
     if (!m) continue;
     assign(first.split("|").find((r) => roles.includes(r)) ?? first, m[1]);
     assign(second, m[2]);
+  }
+  for (const [ids, re, role] of CUES) {
+    if (!ids.includes(templateId)) continue;
+    const m = new RegExp(re.source.replace("(N)", `(${NAME})`)).exec(description);
+    assign(role.split("|").find((r) => roles.includes(r)) ?? role, m?.[1]);
   }
   const rest = people.filter((p) => !taken.has(p));
   const unnamed: string[] = [];

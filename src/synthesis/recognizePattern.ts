@@ -65,7 +65,9 @@ const KEYWORDS: Record<string, Array<[RegExp, number]>> = {
   service_agreement: [
     [/\bservice agreement\b|\bsla\b/, 5],
     [/\b(services?|consult\w*|cleans?|cleaning|repairs?|maintenance|hires?|hired)\b/, 3],
-    [/\b(designs?|develops?|builds?|website|logo|app|freelanc\w*|agency|approv\w*|changes)\b/, 1],
+    [/\b(freelanc\w*|designer|developer|consultant|agency|contractor)\b/, 2],
+    [/\b(designs?|develops?|builds?|delivers?|website|logo|app)\b/, 1],
+    [/\b(approv\w*|changes|revisions?)\b/, 1],
     [/\b(deadline|by the end of|before)\b/, 1],
   ],
 };
