@@ -20,6 +20,7 @@ import { type AccessFacts, canRead, canWrite } from "./acl.js";
 import { ContractCache } from "./ContractCache.js";
 import { EventBus } from "./EventBus.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
+import { genesisInput, readersOf } from "./genesisInput.js";
 import type {
   Caller,
   CommitEvent,
@@ -186,7 +187,7 @@ export class Hub implements HubApi {
         reason: "unauthenticated",
       });
     }
-    const input = this.genesisInput(caller.identity, body);
+    const input = genesisInput(caller.identity, body, this.templates);
     const id = body.contract_id ?? `c_${randomBytes(12).toString("hex")}`;
     if (!isContractId(id) || id === "synthesize") {
       throw new ContractError("INVALID_REQUEST", `Invalid contract_id ${JSON.stringify(id)}`, {
@@ -194,7 +195,7 @@ export class Hub implements HubApi {
         field: "contract_id",
       });
     }
-    const readers = this.readers(body.readers);
+    const readers = readersOf(body.readers);
     const commit = buildCommit(id, null, genesisData(input));
     return this.locks.run(id, async () => {
       const existing = await this.store.getContract(id);
@@ -218,48 +219,6 @@ export class Hub implements HubApi {
       this.publish(id, [stored], [stateView(state)]);
       return { contract_id: id, created_at: timestamp };
     });
-  }
-
-  private genesisInput(identity: string, body: CreateContractBody) {
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
-        reason: "body_not_object",
-      });
-    }
-    const owner = IDENTITY_PREFIX + identity;
-    if (body.owner !== undefined && normalizeIdentity(body.owner, "owner") !== owner) {
-      throw new ContractError("FORBIDDEN", "The owner must be the authenticated identity", {
-        reason: "owner_mismatch",
-      });
-    }
-    let { model, rules, state } = body;
-    if (body.template !== undefined) {
-      const t = this.templates?.(body.template, body.params ?? {});
-      if (t === undefined) {
-        throw new ContractError("NOT_FOUND", `Template ${JSON.stringify(body.template)} not found`, {
-          reason: "template_not_found",
-        });
-      }
-      model = t.model;
-      rules = [...t.rules, ...(rules ?? [])];
-      state = { ...t.state, ...state };
-    }
-    if (model !== undefined && model !== null && typeof model !== "string")
-      throw new ContractError("INVALID_REQUEST", "Invalid model: expected a string", { reason: "model_type" });
-    if (rules !== undefined && (!Array.isArray(rules) || rules.some((r) => typeof r !== "string")))
-      throw new ContractError("INVALID_REQUEST", "Invalid rules: expected strings", { reason: "rules_type" });
-    if (state !== undefined && (state === null || typeof state !== "object" || Array.isArray(state)))
-      throw new ContractError("INVALID_REQUEST", "Invalid state: expected an object", { reason: "state_type" });
-    return { model: model ?? null, rules: rules ?? [], owner, ...(state ? { state } : {}) };
-  }
-
-  private readers(readers: unknown): string[] | null {
-    if (readers === undefined) return null;
-    if (!Array.isArray(readers))
-      throw new ContractError("INVALID_REQUEST", "Invalid readers: expected an array of identities", {
-        reason: "readers_type",
-      });
-    return readers.map((r, i) => normalizeIdentity(r, `readers[${i}]`).slice(IDENTITY_PREFIX.length));
   }
 
   async getContract(caller: Caller, id: string) {
@@ -292,6 +251,22 @@ export class Hub implements HubApi {
       throw new ContractError("INVALID_REQUEST", "Invalid role: expected reader, writer or none", { reason: "role" });
     await this.store.setGrant(id, identity.slice(IDENTITY_PREFIX.length), role as GrantRole | "none", this.now());
     return { contract_id: id, identity, role };
+  }
+
+  /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
+  async getAssets(caller: Caller, id: string) {
+    await this.access(caller, id, "read");
+    const { assets, balances } = await this.store.getAssets(id);
+    return {
+      contract_id: id,
+      assets: assets.map((a) => ({
+        asset_id: a.assetId,
+        issuer: a.issuer,
+        quantity: a.quantity,
+        divisibility: a.divisibility,
+      })),
+      balances: balances.map((b) => ({ asset_id: b.assetId, issuer: b.issuer, amount: b.amount })),
+    };
   }
 
   // ---- log and commits ----------------------------------------------------------------

@@ -1,0 +1,53 @@
+import { ContractError } from "../contract/ContractError.js";
+import type { GenesisInput } from "../contract/engine.js";
+import { IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
+import type { TemplateInstantiator } from "./Hub.js";
+import type { CreateContractBody } from "./HubApi.js";
+
+/** The genesis of `POST /contracts` (PROTOCOL.md §4): owner check (403), template expansion, field types (400). */
+export function genesisInput(
+  identity: string,
+  body: CreateContractBody,
+  templates: TemplateInstantiator | undefined,
+): GenesisInput {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
+      reason: "body_not_object",
+    });
+  }
+  const owner = IDENTITY_PREFIX + identity;
+  if (body.owner !== undefined && normalizeIdentity(body.owner, "owner") !== owner) {
+    throw new ContractError("FORBIDDEN", "The owner must be the authenticated identity", {
+      reason: "owner_mismatch",
+    });
+  }
+  let { model, rules, state } = body;
+  if (body.template !== undefined) {
+    const t = templates?.(body.template, body.params ?? {});
+    if (t === undefined) {
+      throw new ContractError("NOT_FOUND", `Template ${JSON.stringify(body.template)} not found`, {
+        reason: "template_not_found",
+      });
+    }
+    model = t.model;
+    rules = [...t.rules, ...(rules ?? [])];
+    state = { ...t.state, ...state };
+  }
+  if (model !== undefined && model !== null && typeof model !== "string")
+    throw new ContractError("INVALID_REQUEST", "Invalid model: expected a string", { reason: "model_type" });
+  if (rules !== undefined && (!Array.isArray(rules) || rules.some((r) => typeof r !== "string")))
+    throw new ContractError("INVALID_REQUEST", "Invalid rules: expected strings", { reason: "rules_type" });
+  if (state !== undefined && (state === null || typeof state !== "object" || Array.isArray(state)))
+    throw new ContractError("INVALID_REQUEST", "Invalid state: expected an object", { reason: "state_type" });
+  return { model: model ?? null, rules: rules ?? [], owner, ...(state ? { state } : {}) };
+}
+
+/** `readers` as lower-case hex identities, or null when absent (a public contract). */
+export function readersOf(readers: unknown): string[] | null {
+  if (readers === undefined) return null;
+  if (!Array.isArray(readers))
+    throw new ContractError("INVALID_REQUEST", "Invalid readers: expected an array of identities", {
+      reason: "readers_type",
+    });
+  return readers.map((r, i) => normalizeIdentity(r, `readers[${i}]`).slice(IDENTITY_PREFIX.length));
+}
