@@ -1,0 +1,143 @@
+/**
+ * The command line's key directory (PROTOCOL.md §14): one JSON file per ed25519 key,
+ * `{name, seed, public_key}`, readable by its owner only (files 0600, directory 0700).
+ * Location: `$CONTRACT_HUB_HOME/keys`, else `~/.config/contract-hub/keys`.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { ContractError } from "../contract/ContractError.js";
+import { decodeHex, encodeHex } from "../contract/hex.js";
+import { generateKeyPair, publicKeyFromSeed } from "../contract/keys.js";
+import { UsageError } from "./cliContext.js";
+
+/** A key as the command line uses it. */
+export interface StoredKey {
+  name: string;
+  seed: Buffer;
+  /** Public key, 64 lower-case hex. */
+  publicKey: string;
+}
+
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+export const DEFAULT_KEY_NAME = "default";
+
+/** The key directory for an environment. */
+export function keyDirectory(env: Record<string, string | undefined>): string {
+  const home = env.CONTRACT_HUB_HOME;
+  return home ? join(home, "keys") : join(homedir(), ".config", "contract-hub", "keys");
+}
+
+/** True when `name` may name a key (it becomes a file name). */
+export function isKeyName(name: string): boolean {
+  return NAME.test(name) && !name.endsWith(".json");
+}
+
+/** Reads and writes the keys of one directory. */
+export class KeyStore {
+  constructor(readonly dir: string) {}
+
+  /** The store of the environment's key directory. */
+  static of(env: Record<string, string | undefined>): KeyStore {
+    return new KeyStore(keyDirectory(env));
+  }
+
+  /** Generates and stores a new key; refuses to overwrite an existing one. */
+  generate(name: string): StoredKey {
+    if (!isKeyName(name)) throw new UsageError(`invalid key name ${JSON.stringify(name)} (letters, digits, _ . -)`);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+    const file = this.#file(name);
+    if (existsSync(file)) {
+      throw new ContractError("CONFLICT", `A key named ${JSON.stringify(name)} already exists in ${this.dir}`, {
+        reason: "key_exists",
+        name,
+      });
+    }
+    const pair = generateKeyPair();
+    const key = { name, seed: pair.seed, publicKey: encodeHex(pair.publicKey) };
+    // Written to a private temp file, then renamed: a key file never exists half-written or readable by others.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(toJson(key), null, 2)}\n`, { mode: 0o600, flag: "wx" });
+    renameSync(tmp, file);
+    return key;
+  }
+
+  /** Every key, by name. */
+  list(): StoredKey[] {
+    if (!existsSync(this.dir)) return [];
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => f.slice(0, -".json".length))
+      .filter(isKeyName)
+      .sort()
+      .map((name) => this.get(name));
+  }
+
+  /** The key named `name`, or null. */
+  find(name: string): StoredKey | null {
+    if (!isKeyName(name) || !existsSync(this.#file(name))) return null;
+    return this.get(name);
+  }
+
+  /** The key named `name`; a usage error when there is none. */
+  get(name: string): StoredKey {
+    const file = this.#file(name);
+    if (!isKeyName(name) || !existsSync(file)) {
+      throw new UsageError(`no key named ${JSON.stringify(name)} in ${this.dir} (create one: contract-hub keygen)`);
+    }
+    let raw: { name?: unknown; seed?: unknown; public_key?: unknown };
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new ContractError("INVALID_REQUEST", `Cannot read key file ${file}: ${(err as Error).message}`);
+    }
+    const seed = decodeHex(raw.seed, { bytes: 32, field: `seed of key ${name}` });
+    const publicKey = encodeHex(publicKeyFromSeed(seed));
+    if (raw.public_key !== undefined && raw.public_key !== publicKey) {
+      throw new ContractError("INVALID_REQUEST", `Key file ${file}: public_key does not match the seed`, {
+        reason: "key_mismatch",
+      });
+    }
+    return { name, seed, publicKey };
+  }
+
+  /** The key whose public key is `hex`, or null. */
+  byPublicKey(hex: string): StoredKey | null {
+    return this.list().find((k) => k.publicKey === hex) ?? null;
+  }
+
+  /**
+   * The key a command signs with (PROTOCOL.md §14): the named one, else the remembered one,
+   * else `default`, else the only key. Null when none applies (several keys, none chosen);
+   * a command that writes then reports a usage error.
+   */
+  choose(flag: string | undefined, remembered: string | undefined): StoredKey | null {
+    if (flag !== undefined) return this.get(flag);
+    if (remembered !== undefined && this.find(remembered) !== null) return this.get(remembered);
+    const def = this.find(DEFAULT_KEY_NAME);
+    if (def !== null) return def;
+    const all = this.list();
+    return all.length === 1 ? all[0]! : null;
+  }
+
+  /** Like `choose`, but a missing or ambiguous key is a usage error. */
+  require(flag: string | undefined, remembered: string | undefined): StoredKey {
+    const key = this.choose(flag, remembered);
+    if (key !== null) return key;
+    const n = this.list().length;
+    throw new UsageError(
+      n === 0
+        ? `no key in ${this.dir}: create one with contract-hub keygen`
+        : `${n} keys in ${this.dir} and none chosen: pass --key NAME`,
+    );
+  }
+
+  #file(name: string): string {
+    return join(this.dir, `${name}.json`);
+  }
+}
+
+function toJson(k: StoredKey): { name: string; seed: string; public_key: string } {
+  return { name: k.name, seed: encodeHex(k.seed), public_key: k.publicKey };
+}

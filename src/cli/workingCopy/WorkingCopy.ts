@@ -1,0 +1,210 @@
+/**
+ * A working copy (PROTOCOL.md §14): a folder with `.contract/` holding
+ *   config.json      {hub, contract_id, key?}: what init/clone remembered
+ *   origin.json      {head, length}: how much of the local log the hub is known to hold
+ *   commits/NNNNNNNNNN.json   one stored commit per file, index order (StoredCommit JSON)
+ * Commits before `origin.length` came from (or went to) the hub; later ones are local,
+ * unpushed. One file per commit keeps a damaged commit attributable to its index.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { ContractError } from "../../contract/ContractError.js";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { UsageError } from "../cliContext.js";
+
+export const WORKING_DIR = ".contract";
+
+/** `.contract/config.json`. */
+export interface WorkingCopyConfig {
+  hub: string;
+  contract_id: string;
+  /** Key name remembered from init/clone (PROTOCOL.md §14 key choice). */
+  key?: string;
+}
+
+/** `.contract/origin.json`: the hub's head as last seen, and the number of local commits it holds. */
+export interface OriginRef {
+  head: string;
+  length: number;
+}
+
+const FILE = /^(\d{10})\.json$/;
+
+/** One working copy on disk. */
+export class WorkingCopy {
+  readonly dir: string;
+  config: WorkingCopyConfig;
+
+  private constructor(
+    readonly root: string,
+    config: WorkingCopyConfig,
+  ) {
+    this.dir = join(root, WORKING_DIR);
+    this.config = config;
+  }
+
+  /** The working copy holding `cwd` (it or a parent folder has `.contract/`); a usage error otherwise. */
+  static find(cwd: string): WorkingCopy {
+    const root = WorkingCopy.rootOf(cwd);
+    if (root === null) {
+      throw new UsageError(`not inside a working copy (no ${WORKING_DIR}/ here or above ${cwd}); use init or clone`);
+    }
+    return WorkingCopy.open(root);
+  }
+
+  /** The working copy holding `cwd`, or null. */
+  static tryFind(cwd: string): WorkingCopy | null {
+    const root = WorkingCopy.rootOf(cwd);
+    return root === null ? null : WorkingCopy.open(root);
+  }
+
+  /** The folder at or above `cwd` that has `.contract/config.json`, or null. */
+  static rootOf(cwd: string): string | null {
+    let dir = resolve(cwd);
+    for (;;) {
+      if (existsSync(join(dir, WORKING_DIR, "config.json"))) return dir;
+      const up = dirname(dir);
+      if (up === dir) return null;
+      dir = up;
+    }
+  }
+
+  /** Opens the working copy rooted at `root`. */
+  static open(root: string): WorkingCopy {
+    const file = join(root, WORKING_DIR, "config.json");
+    let config: WorkingCopyConfig;
+    try {
+      config = JSON.parse(readFileSync(file, "utf8"));
+    } catch (err) {
+      throw new ContractError("CORRUPTED", `Cannot read ${file}: ${(err as Error).message}`, { reason: "config" });
+    }
+    if (typeof config?.hub !== "string" || typeof config.contract_id !== "string") {
+      throw new ContractError("CORRUPTED", `${file} lacks hub or contract_id`, { reason: "config" });
+    }
+    return new WorkingCopy(root, config);
+  }
+
+  /**
+   * Creates a working copy in `root` with its first commits, all known to the hub. Refuses a
+   * folder that already is one, so init and clone never overwrite local work.
+   */
+  static create(root: string, config: WorkingCopyConfig, commits: StoredCommit[]): WorkingCopy {
+    const dir = join(root, WORKING_DIR);
+    if (existsSync(dir)) {
+      throw new ContractError("CONFLICT", `${root} already holds a working copy (${WORKING_DIR}/ exists)`, {
+        reason: "working_copy_exists",
+      });
+    }
+    if (existsSync(root) && !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder`);
+    mkdirSync(join(dir, "commits"), { recursive: true });
+    const wc = new WorkingCopy(root, config);
+    wc.writeCommits(0, commits);
+    wc.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
+    wc.saveConfig();
+    return wc;
+  }
+
+  /** Writes config.json. */
+  saveConfig(): void {
+    writeAtomic(join(this.dir, "config.json"), this.config);
+  }
+
+  /** The hub's part of the local log. */
+  origin(): OriginRef {
+    const file = join(this.dir, "origin.json");
+    try {
+      const o = JSON.parse(readFileSync(file, "utf8")) as OriginRef;
+      if (typeof o.head === "string" && Number.isSafeInteger(o.length) && o.length >= 1) return o;
+    } catch {
+      // Reported below.
+    }
+    throw new ContractError("CORRUPTED", `Cannot read ${file}`, { reason: "origin" });
+  }
+
+  /** Records how much of the local log the hub holds. */
+  setOrigin(origin: OriginRef): void {
+    writeAtomic(join(this.dir, "origin.json"), origin);
+  }
+
+  /** File names of the stored commits, in index order; a gap or stray name is damage at that index. */
+  commitFiles(): string[] {
+    const dir = join(this.dir, "commits");
+    const names = existsSync(dir) ? readdirSync(dir).filter((f) => !f.endsWith(".tmp")) : [];
+    names.sort();
+    names.forEach((name, i) => {
+      const m = FILE.exec(name);
+      if (m === null || Number(m[1]) !== i) {
+        throw damaged(i, `expected commit file ${fileName(i)}, found ${name}`);
+      }
+    });
+    return names.map((n) => join(dir, n));
+  }
+
+  /** How many commit files there are (for reports on a damaged log). */
+  commitFilesCount(): number {
+    const dir = join(this.dir, "commits");
+    return existsSync(dir) ? readdirSync(dir).filter((f) => FILE.test(f)).length : 0;
+  }
+
+  /**
+   * Every stored commit in index order. A file that does not parse, or whose index differs
+   * from its position, is CORRUPTED naming that index (verify reports it).
+   */
+  readCommits(): StoredCommit[] {
+    return this.commitFiles().map((file, i) => {
+      let c: StoredCommit;
+      try {
+        c = JSON.parse(readFileSync(file, "utf8"));
+      } catch (err) {
+        throw damaged(i, `${file} is not valid JSON (${(err as Error).message})`);
+      }
+      if (c === null || typeof c !== "object" || c.index !== i || !Array.isArray(c.signers)) {
+        throw damaged(
+          i,
+          `${file} is not a stored commit at index ${i}`,
+          typeof c?.hash === "string" ? c.hash : undefined,
+        );
+      }
+      return c;
+    });
+  }
+
+  /** Writes commits at positions `from`, `from + 1`, … and removes any later file. */
+  writeCommits(from: number, commits: readonly StoredCommit[]): void {
+    const dir = join(this.dir, "commits");
+    mkdirSync(dir, { recursive: true });
+    commits.forEach((c, i) => {
+      if (c.index !== from + i) throw new Error(`writeCommits: commit ${c.hash} has index ${c.index}, not ${from + i}`);
+      writeAtomic(join(dir, fileName(c.index)), c);
+    });
+    this.truncate(from + commits.length);
+  }
+
+  /** Removes every commit file from index `length` on. */
+  truncate(length: number): void {
+    const dir = join(this.dir, "commits");
+    if (!existsSync(dir)) return;
+    for (const name of readdirSync(dir)) {
+      const m = FILE.exec(name);
+      if (m !== null && Number(m[1]) >= length) rmSync(join(dir, name));
+    }
+  }
+}
+
+/** The file name of the commit at `index`. */
+export function fileName(index: number): string {
+  return `${String(index).padStart(10, "0")}.json`;
+}
+
+function damaged(index: number, why: string, hash?: string): ContractError {
+  const details: Record<string, unknown> = { reason: "corrupted", index };
+  if (hash !== undefined) details.hash = hash;
+  return new ContractError("CORRUPTED", `Working copy is damaged at commit ${index}: ${why}`, details);
+}
+
+/** Writes JSON through a temp file and a rename, so a crash never leaves half a file. */
+function writeAtomic(file: string, value: unknown): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+  renameSync(tmp, file);
+}

@@ -1,0 +1,80 @@
+/**
+ * The one path by which a working copy gains a commit: build it on the local head, sign it,
+ * run the engine exactly as the hub would (acceptCommit with the local log as readLog), and
+ * write it only if accepted. Used by commit, send, recv and create.
+ */
+import { buildWireCommit } from "../../contract/buildWireCommit.js";
+import type { Operation } from "../../contract/Commit.js";
+import { type StateView, stateView } from "../../contract/engine.js";
+import { actionLabelsOf, type StoredCommit } from "../../contract/StoredCommit.js";
+import { type Cli, report, UsageError } from "../cliContext.js";
+import { KeyStore } from "../KeyStore.js";
+import { writingKey } from "./hubAccess.js";
+import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
+import { WorkingCopy } from "./WorkingCopy.js";
+
+/** Flags shared by the committing commands. */
+export interface CommitFlags {
+  key?: string;
+  /** Key names that sign the commit (default: the --key key). */
+  sign?: string[];
+  /** Action labels added after the operation. */
+  action?: string[];
+  json?: boolean;
+}
+
+/** What a committing command prints with --json. */
+export interface CommitResult {
+  contract_id: string;
+  hash: string;
+  index: number;
+  parent: string;
+  signers: string[];
+  action_labels: string[];
+  pushed: false;
+  state: StateView;
+}
+
+/** Validates and stores `ops` (then one action operation per --action) as the next local commit. */
+export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[]): Promise<CommitResult> {
+  const wc = WorkingCopy.find(cli.cwd);
+  const keys = KeyStore.of(cli.env);
+  const data = [...ops, ...(opts.action ?? []).map((label): Operation => ({ method: "action", value: label }))];
+  if (data.length === 0)
+    throw new UsageError("nothing to commit: pass an operation (--post, --model, --rule) or --action");
+  const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [writingKey(cli, opts.key, wc)];
+  const id = wc.config.contract_id;
+  const log = wc.readCommits();
+  const state = await stateOf(id, log);
+  const parent = state.head;
+  const commit = buildWireCommit(
+    id,
+    parent,
+    data,
+    signers.map((k) => ({ key: k.seed })),
+  );
+  const stored: StoredCommit = await acceptNext(state, log, commit, nowSeconds());
+  wc.writeCommits(stored.index, [stored]);
+  const result: CommitResult = {
+    contract_id: id,
+    hash: stored.hash,
+    index: stored.index,
+    parent,
+    signers: stored.signers.map((s) => `ed25519:${s}`),
+    action_labels: actionLabelsOf(stored.data),
+    pushed: false,
+    state: stateView(state),
+  };
+  report(cli, result, () => [
+    `Committed ${stored.hash.slice(0, 12)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
+    `State ${result.state.current_state || "(no model)"}; next: ${
+      result.state.valid_actions
+        .map(
+          (a) => `${a.action || "(any)"}${a.required_signers.length > 0 ? ` (${a.required_signers.join(", ")})` : ""}`,
+        )
+        .join(", ") || "-"
+    }`,
+    "Not pushed yet: contract-hub push",
+  ]);
+  return result;
+}

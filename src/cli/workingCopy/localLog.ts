@@ -1,0 +1,73 @@
+/**
+ * The engine over a working copy's log: the same acceptGenesis/acceptCommit/replayLog the hub
+ * runs, with the local log as `readLog`, so a commit refused here is refused there for the
+ * same reason (cross-contract asset facts and the hub's receipt time excepted: PROTOCOL.md §2).
+ */
+import type { PulledCommit, WireCommit } from "../../contract/Commit.js";
+import type { ContractState } from "../../contract/ContractState.js";
+import { acceptCommit, acceptGenesis, applyDelta, replayLog } from "../../contract/engine.js";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+
+/** The state at the end of `commits`. `trusted` takes the stored signers (the working copy's own files). */
+export function stateOf(contractId: string, commits: readonly StoredCommit[], trusted = true): Promise<ContractState> {
+  return replayLog(contractId, commits, { trusted });
+}
+
+/** Seconds since the epoch: the local stand-in for the hub's receipt time. */
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/**
+ * Validates `commit` as the next commit after `log` (whose state is `state`), moving `state`
+ * forward and appending the stored form to `log`. Throws the engine's ContractError.
+ */
+export async function acceptNext(
+  state: ContractState,
+  log: StoredCommit[],
+  commit: WireCommit,
+  timestamp: number,
+): Promise<StoredCommit> {
+  const byHash = new Map(log.map((c) => [c.hash, c.index]));
+  const { stored, delta } = await acceptCommit(state, commit, {
+    timestamp,
+    readLog: () => log,
+    commitIndex: (hash) => byHash.get(hash) ?? null,
+  });
+  applyDelta(state, delta);
+  log.push(stored);
+  return stored;
+}
+
+/**
+ * Validates commits from the hub (untrusted: hashes, links, signatures) on top of `log`;
+ * returns the state after them and the stored forms. Nothing is written here.
+ */
+export async function acceptPulled(
+  contractId: string,
+  base: readonly StoredCommit[],
+  pulled: readonly PulledCommit[],
+): Promise<{ state: ContractState; log: StoredCommit[] }> {
+  const log = [...base];
+  let rest = pulled;
+  let state: ContractState;
+  if (log.length === 0) {
+    const first = pulled[0];
+    if (first === undefined) throw new Error("acceptPulled: no commits");
+    const genesis = await acceptGenesis(contractId, wireOf(first), { timestamp: first.timestamp });
+    state = genesis.state;
+    log.push(genesis.stored);
+    rest = pulled.slice(1);
+  } else {
+    state = await stateOf(contractId, log);
+  }
+  for (const c of rest) await acceptNext(state, log, wireOf(c), c.timestamp);
+  return { state, log };
+}
+
+/** The push format of a pulled commit (drops `body` and `timestamp`). */
+export function wireOf(c: PulledCommit): WireCommit {
+  const head: WireCommit["head"] = { parent: c.head?.parent ?? c.parent, signatures: c.head?.signatures ?? {} };
+  if (c.head?.attestations !== undefined) head.attestations = c.head.attestations;
+  return { hash: c.hash, parent: c.parent, data: c.data, head };
+}
