@@ -4,6 +4,7 @@ import { modelCheckCommand } from "./modelCheckCommand.js";
 import { modelGraphCommand } from "./modelGraphCommand.js";
 import { modelParseCommand } from "./modelParseCommand.js";
 import { registerSynthesizeCommand } from "./synthesizeCommand.js";
+import { registerWorkingCopyCommands } from "./workingCopyCommands.js";
 
 export const VERSION = "0.1.0";
 
@@ -50,6 +51,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description("Print a model as Graphviz DOT and Mermaid")
     .action(async (file: string) => setExit(await modelGraphCommand(file, io)));
   registerSynthesizeCommand(program, io, setExit);
+  registerWorkingCopyCommands(program, io, setExit);
   return program;
 }
 

@@ -1,0 +1,102 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pullAll } from "../client/sync.js";
+import { buildWireCommit } from "../contract/buildWireCommit.js";
+import { acceptGenesis, genesisData, stateView } from "../contract/engine.js";
+import { instantiateTemplate } from "../templates/instantiateTemplate.js";
+import { templateDefinition } from "../templates/templateDefinitions.js";
+import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
+import type { Io } from "./Io.js";
+import { KeyStore } from "./KeyStore.js";
+import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
+import { assignments, resolveIdentity } from "./workingCopy/identities.js";
+import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
+import { WORKING_DIR, WorkingCopy } from "./workingCopy/WorkingCopy.js";
+
+export interface InitFlags extends HubFlags {
+  template?: string;
+  param?: string[];
+  model?: string;
+  rule?: string[];
+  party?: string[];
+  id?: string;
+}
+
+/**
+ * `contract-hub init [DIR]`: builds the genesis (from a template, or a model file, rule files
+ * and parties at `/users/<role>.id`), validates it locally, creates the contract on the hub by
+ * pushing it, and makes DIR (default: here) a working copy of it.
+ */
+export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): Promise<number> {
+  return runCommand(io, opts, "init", async (cli: Cli) => {
+    const root = resolve(cli.cwd, dir ?? ".");
+    if (existsSync(join(root, WORKING_DIR))) throw new UsageError(`${root} already holds a working copy`);
+    const keys = KeyStore.of(cli.env);
+    const url = hubUrl(cli, opts.hub, null);
+    const key = writingKey(cli, opts.key, null);
+    const { model, rules, state } = genesisInput(cli, keys, opts);
+    const id = opts.id ?? `c_${randomBytes(12).toString("hex")}`;
+    const genesis = buildWireCommit(id, null, genesisData({ model, rules, owner: key.publicKey, state }));
+    // Refused here with the engine's explanation before the hub is asked.
+    await acceptGenesis(id, genesis, { timestamp: nowSeconds() });
+    const client = clientFor(url, key);
+    await client.push(id, [genesis]);
+    const { commits } = await pullAll(client, id);
+    const { log, state: contract } = await acceptPulled(id, [], commits);
+    WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, log);
+    const view = stateView(contract);
+    report(cli, { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view }, () => [
+      `Created contract ${id} on ${url}`,
+      `Working copy in ${root} (key ${key.name})`,
+      `State ${view.current_state || "(no model)"}; next: ${view.valid_actions.map((a) => a.action).join(", ") || "-"}`,
+    ]);
+    return undefined;
+  });
+}
+
+function genesisInput(
+  cli: Cli,
+  keys: KeyStore,
+  opts: InitFlags,
+): { model: string | null; rules: string[]; state: Record<string, unknown> } {
+  if (opts.template !== undefined && (opts.model !== undefined || (opts.rule ?? []).length > 0)) {
+    throw new UsageError("--template cannot be combined with --model or --rule");
+  }
+  if (opts.template !== undefined) {
+    if ((opts.party ?? []).length > 0) throw new UsageError("with --template, name parties with --param role=KEY");
+    const def = templateDefinition(opts.template);
+    const params: Record<string, unknown> = {};
+    for (const [name, value] of assignments(opts.param, "--param")) {
+      const type = def.params.find((p) => p.name === name)?.type;
+      if (type === undefined) {
+        throw new UsageError(
+          `template ${def.id} has no parameter ${JSON.stringify(name)} (has: ${def.params.map((p) => p.name).join(", ")})`,
+        );
+      }
+      params[name] =
+        type === "pubkey"
+          ? resolveIdentity(keys, value, `--param ${name}`)
+          : type === "pubkeys"
+            ? value.split(",").map((v) => resolveIdentity(keys, v.trim(), `--param ${name}`))
+            : value;
+    }
+    const t = instantiateTemplate(def.id, params);
+    return { model: t.model, rules: t.rules, state: t.state ?? {} };
+  }
+  if (opts.model === undefined) throw new UsageError("pass --template NAME or --model FILE");
+  if ((opts.param ?? []).length > 0) throw new UsageError("--param needs --template");
+  const read = (file: string) => {
+    try {
+      return readFileSync(resolve(cli.cwd, file), "utf8");
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+    }
+  };
+  const state: Record<string, unknown> = {};
+  for (const [role, value] of assignments(opts.party, "--party")) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(role)) throw new UsageError(`invalid party role ${JSON.stringify(role)}`);
+    state[`/users/${role}.id`] = resolveIdentity(keys, value, `--party ${role}`);
+  }
+  return { model: read(opts.model), rules: (opts.rule ?? []).map(read), state };
+}

@@ -1,0 +1,35 @@
+import type { LogEntry } from "../contract/Commit.js";
+import { toLogEntry } from "../contract/StoredCommit.js";
+import { type Cli, report, runCommand } from "./cliContext.js";
+import type { Io } from "./Io.js";
+import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
+
+/** One line of a log entry for people. */
+export function logLine(e: LogEntry, note = ""): string {
+  const what = [
+    e.method,
+    e.path,
+    e.value !== undefined && e.method !== "genesis" && e.method !== "action" ? short(e.value) : undefined,
+  ]
+    .filter((x) => x !== undefined)
+    .join(" ");
+  const labels = e.action_labels?.length ? ` [${e.action_labels.join(" ")}]` : "";
+  const by = e.signer ? ` by ${e.signer.slice(0, 20)}…` : "";
+  return `${String(e.index).padStart(4)} ${e.hash.slice(0, 12)} ${what}${labels}${by}${note}`;
+}
+
+function short(v: unknown): string {
+  const s = JSON.stringify(v);
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+/** `contract-hub log [--json]`: the local log, oldest first (spec 2.3 entries); unpushed commits are marked for people. */
+export function logCommand(opts: { json?: boolean }, io: Io): Promise<number> {
+  return runCommand(io, opts, "log", async (cli: Cli) => {
+    const wc = WorkingCopy.find(cli.cwd);
+    const origin = wc.origin();
+    const entries = wc.readCommits().map(toLogEntry);
+    report(cli, entries, () => entries.map((e) => logLine(e, e.index >= origin.length ? "  (not pushed)" : "")));
+    return undefined;
+  });
+}

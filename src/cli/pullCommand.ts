@@ -1,0 +1,40 @@
+import { stateView } from "../contract/engine.js";
+import { toLogEntry } from "../contract/StoredCommit.js";
+import { type Cli, report, runCommand } from "./cliContext.js";
+import type { Io } from "./Io.js";
+import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
+import { fastForward, fetchRemote } from "./workingCopy/sync.js";
+import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
+
+/**
+ * `contract-hub pull`: fast-forwards to the hub's head after validating its new commits
+ * locally. Refuses (exit 1, CONFLICT `diverged`) when local unpushed commits and new hub
+ * commits both follow the same commit; see `reset --hard origin`.
+ */
+export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
+  return runCommand(io, opts, "pull", async (cli: Cli) => {
+    const wc = WorkingCopy.find(cli.cwd);
+    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const remote = await fetchRemote(client, wc);
+    const outcome = await fastForward(wc, remote.commits);
+    const doc = {
+      contract_id: wc.config.contract_id,
+      pulled: outcome.pulled.length,
+      commits: outcome.pulled.map(toLogEntry),
+      head: outcome.head,
+      ahead: outcome.ahead,
+      state: stateView(outcome.state),
+    };
+    report(cli, doc, () => {
+      const lines = [
+        outcome.pulled.length === 0
+          ? "Already up to date"
+          : `Pulled ${outcome.pulled.length} commit(s); head ${outcome.head.slice(0, 12)}`,
+        `State ${doc.state.current_state || "(no model)"}`,
+      ];
+      if (outcome.ahead > 0) lines.push(`${outcome.ahead} local commit(s) not pushed`);
+      return lines;
+    });
+    return undefined;
+  });
+}

@@ -1,0 +1,64 @@
+import { pushInBatches } from "../client/sync.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
+import { stateView } from "../contract/engine.js";
+import { toWireCommit } from "../contract/StoredCommit.js";
+import { type Cli, progressBar, report, runCommand } from "./cliContext.js";
+import type { Io } from "./Io.js";
+import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
+import { positiveInteger } from "./workingCopy/numbers.js";
+import { fastForward, fetchRemote } from "./workingCopy/sync.js";
+import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
+
+/** Progress is drawn only for pushes of at least this many commits. */
+const LONG_PUSH = 200;
+
+/**
+ * `contract-hub push [--batch-size N]`: sends the local commits the hub does not have, in
+ * atomic requests of N (default 1000), then takes the hub's receipt times back (a pull).
+ * A stale head is CONFLICT: pull first.
+ */
+export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Promise<number> {
+  return runCommand(io, opts, "push", async (cli: Cli) => {
+    const wc = WorkingCopy.find(cli.cwd);
+    const client = clientFor(hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
+    const batchSize = opts.batchSize === undefined ? 1000 : positiveInteger(opts.batchSize, "--batch-size");
+    const id = wc.config.contract_id;
+    const origin = wc.origin();
+    const unpushed = wc.readCommits().slice(origin.length);
+    if (unpushed.length === 0) {
+      report(cli, { contract_id: id, pushed: 0, head: origin.head, ahead: 0 }, () => "Everything up to date");
+      return undefined;
+    }
+    const bar = progressBar(cli, unpushed.length, "commits", unpushed.length >= LONG_PUSH);
+    let result: { pushed: number; head: string };
+    try {
+      result = await pushInBatches(client, id, unpushed.map(toWireCommit), {
+        batchSize,
+        onProgress: (p) => bar.update(p.done),
+      });
+    } catch (err) {
+      if (isContractError(err, "CONFLICT")) {
+        throw new ContractError(
+          "CONFLICT",
+          "The hub has commits this working copy does not have: pull first (contract-hub pull)",
+          { ...(err.details ?? {}), hint: `Hub said: ${err.message}` },
+          { cause: err },
+        );
+      }
+      throw err;
+    } finally {
+      bar.finish();
+    }
+    // The hub stamped the commits with its receipt time: take its copies (and anything pushed after ours).
+    const outcome = await fastForward(wc, (await fetchRemote(client, wc)).commits);
+    const doc = {
+      contract_id: id,
+      pushed: result.pushed,
+      head: outcome.head,
+      ahead: outcome.ahead,
+      state: stateView(outcome.state),
+    };
+    report(cli, doc, () => `Pushed ${result.pushed} commit(s) to ${client.url}; head ${outcome.head.slice(0, 12)}`);
+    return undefined;
+  });
+}

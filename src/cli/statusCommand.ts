@@ -1,0 +1,59 @@
+import { stateView } from "../contract/engine.js";
+import { type Cli, report, runCommand } from "./cliContext.js";
+import type { Io } from "./Io.js";
+import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
+import { stateOf } from "./workingCopy/localLog.js";
+import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
+
+/**
+ * `contract-hub status [--offline]`: the contract, its local head and state, the actions that
+ * may follow (with their required signers), and how far the working copy is ahead of and
+ * behind the hub (`behind` asks the hub for its head; null with --offline).
+ */
+export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): Promise<number> {
+  return runCommand(io, opts, "status", async (cli: Cli) => {
+    const wc = WorkingCopy.find(cli.cwd);
+    const id = wc.config.contract_id;
+    const local = wc.readCommits();
+    const origin = wc.origin();
+    const state = await stateOf(id, local);
+    const view = stateView(state);
+    const ahead = local.length - origin.length;
+    let behind: number | null = null;
+    let hubHead: string | null = null;
+    if (!opts.offline) {
+      const hub = await clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc)).getState(id);
+      hubHead = hub.head;
+      // The hub's head is a local commit: nothing to pull. Otherwise it holds commits past the origin.
+      behind = local.some((c) => c.hash === hub.head) ? 0 : Math.max(0, hub.commit_count - origin.length);
+    }
+    const doc = {
+      contract_id: id,
+      hub: wc.config.hub,
+      key: wc.config.key ?? null,
+      root: wc.root,
+      head: state.head,
+      commit_count: state.length,
+      current_state: view.current_state,
+      current_states: view.current_states,
+      valid_actions: view.valid_actions,
+      ahead,
+      behind,
+      hub_head: hubHead,
+    };
+    report(cli, doc, () => [
+      `Contract ${id} at ${wc.config.hub}`,
+      `Head     ${state.head} (${state.length} commits)`,
+      `State    ${view.current_state || "(no model)"}`,
+      ...(view.valid_actions.length === 0
+        ? ["Next     -"]
+        : view.valid_actions.map(
+            (a, i) =>
+              `${i === 0 ? "Next    " : "        "} ${a.action || "(any)"} -> ${a.to}` +
+              `${a.required_signers.length > 0 ? `, signed by ${a.required_signers.join(", ")}` : ""}`,
+          )),
+      `Sync     ${ahead} ahead, ${behind === null ? "? (offline)" : behind} behind`,
+    ]);
+    return undefined;
+  });
+}
