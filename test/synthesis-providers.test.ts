@@ -173,7 +173,7 @@ describe("synthesis through the Anthropic Messages API", () => {
 });
 
 describe("synthesis through an OpenAI-compatible endpoint", () => {
-  it("posts to ${HUB_LLM_BASE_URL}/chat/completions with a bearer key and reads a JSON answer", async () => {
+  it("posts to HUB_LLM_BASE_URL + /chat/completions with a bearer key and reads a JSON answer", async () => {
     const json = JSON.stringify({
       model: MODEL,
       rules: ["always(!done -> [-signed_by(/users/alice.id)] !done)"],
