@@ -17,6 +17,8 @@ export class HubSocket {
   readonly #pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
   readonly #handlers = new Map<string, (event: CommitNotification) => void>();
   readonly #closedHandlers = new Map<string, (reason: string) => void>();
+  /** Events that arrived before their handler: ws may deliver the answer and the first events in one tick. */
+  readonly #early = new Map<string, CommitNotification[]>();
   #next = 0;
   challenge = "";
   version = "";
@@ -63,10 +65,11 @@ export class HubSocket {
     options: { since?: number | string; onClosed?: (reason: string) => void } = {},
   ): Promise<string> {
     const params = { contract_id: contractId, ...(options.since !== undefined ? { since: options.since } : {}) };
-    // Notifications for this id only follow the answer, so the handler is registered in time.
     const { subscription } = await this.call<{ subscription: string }>("subscribe", params);
     this.#handlers.set(subscription, onCommit);
     if (options.onClosed) this.#closedHandlers.set(subscription, options.onClosed);
+    for (const event of this.#early.get(subscription) ?? []) onCommit(event);
+    this.#early.delete(subscription);
     return subscription;
   }
 
@@ -75,6 +78,7 @@ export class HubSocket {
     this.#handlers.delete(subscription);
     this.#closedHandlers.delete(subscription);
     await this.call("unsubscribe", { subscription });
+    this.#early.delete(subscription);
   }
 
   /** Closes the connection. */
@@ -96,7 +100,9 @@ export class HubSocket {
       this.#onHello();
     } else if (msg.method === "commit") {
       const p = msg.params as unknown as CommitNotification;
-      this.#handlers.get(p.subscription)?.(p);
+      const handler = this.#handlers.get(p.subscription);
+      if (handler) handler(p);
+      else this.#early.set(p.subscription, [...(this.#early.get(p.subscription) ?? []), p]);
     } else if (msg.method === "subscription_closed") {
       const sub = String(msg.params?.subscription);
       this.#handlers.delete(sub);
