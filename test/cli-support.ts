@@ -1,0 +1,124 @@
+/**
+ * Real processes for the command-line tests: a hub started with `contract-hub start` on free
+ * ports over a temp data directory, and `node bin/contract-hub.js …` runs with their own
+ * key directory (CONTRACT_HUB_HOME) and working folder.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const BIN = resolve(import.meta.dirname, "..", "bin", "contract-hub.js");
+
+/** A temp folder for one test. */
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `cli-${prefix}-`));
+}
+
+/** A running hub process. */
+export interface HubProcess {
+  url: string;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `contract-hub start --port 0` and waits for the printed REST address. */
+export async function startHubProcess(dataDir: string): Promise<HubProcess> {
+  const child = spawn(
+    process.execPath,
+    [BIN, "start", "--port", "0", "--rpc-port", "0", "--data-dir", dataDir, "--rate-limit", "0"],
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HUB_LOG_LEVEL: "warn" } },
+  );
+  let stderr = "";
+  child.stderr!.on("data", (d) => {
+    stderr += String(d);
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    let out = "";
+    child.stdout!.on("data", (d) => {
+      out += String(d);
+      const m = /^REST\s+(http:\/\/\S+)/m.exec(out);
+      if (m) ok(m[1]!);
+    });
+    child.once("exit", (code) => fail(new Error(`hub exited with ${code} before listening: ${stderr}`)));
+  });
+  return { url, dataDir, stop: () => stopChild(child) };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((ok) => {
+    child.once("exit", () => ok());
+    child.kill("SIGTERM");
+  });
+}
+
+/** What a command run returned. */
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (the --json document). */
+  json<T = Record<string, unknown>>(): T;
+}
+
+/** Runs `contract-hub …args` in `cwd` with the key directory `home`. */
+export function cli(args: string[], opts: { cwd: string; home: string; env?: Record<string, string> }): Promise<Run> {
+  const env: Record<string, string | undefined> = { ...process.env, CONTRACT_HUB_HOME: opts.home, ...opts.env };
+  if (opts.env?.HUB_URL === undefined) delete env.HUB_URL;
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => {
+    stdout += String(d);
+  });
+  child.stderr.on("data", (d) => {
+    stderr += String(d);
+  });
+  return new Promise((ok) => {
+    child.once("close", (code) =>
+      ok({
+        code: code ?? -1,
+        stdout,
+        stderr,
+        json<T>() {
+          try {
+            return JSON.parse(stdout) as T;
+          } catch {
+            throw new Error(`contract-hub ${args.join(" ")} printed no JSON (exit ${code}): ${stdout}\n${stderr}`);
+          }
+        },
+      }),
+    );
+  });
+}
+
+/** A party of the story: its key directory, its working copy folder, and a runner bound to both. */
+export class Actor {
+  readonly home: string;
+  readonly root: string;
+  publicKey = "";
+
+  constructor(
+    readonly name: string,
+    base: string,
+    readonly hubUrl: string,
+  ) {
+    this.home = join(base, `${name}-home`);
+    this.root = join(base, name);
+    mkdirSync(this.root, { recursive: true });
+  }
+
+  /** Runs a command in the actor's folder (or `cwd`), with HUB_URL set. */
+  run(args: string[], cwd = this.root): Promise<Run> {
+    return cli(args, { cwd, home: this.home, env: { HUB_URL: this.hubUrl } });
+  }
+
+  /** Runs a command that must succeed and returns its --json document. */
+  async ok<T = Record<string, unknown>>(args: string[], cwd = this.root): Promise<T> {
+    const r = await this.run([...args, "--json"], cwd);
+    if (r.code !== 0)
+      throw new Error(`${this.name}: contract-hub ${args.join(" ")} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+    return r.json<T>();
+  }
+}
