@@ -6,6 +6,7 @@ import type { HttpOptions } from "./HttpOptions.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { Answer, REST_ROUTES } from "./restRoutes.js";
 import { ErrorBody } from "./schemas.js";
+import { serveExplorer } from "./serveExplorer.js";
 
 /** The REST app (spec 4.1 + PROTOCOL.md §4), with `/openapi.json` and `/ws`. */
 export async function buildRestApp(options: HttpOptions): Promise<FastifyInstance> {
@@ -59,5 +60,6 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
   }
   app.get("/openapi.json", { config: { auth: "none" }, schema: { hide: true } }, async () => app.swagger());
   registerSocketRoute(app, options);
+  serveExplorer(app);
   return app;
 }
