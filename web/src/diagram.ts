@@ -1,0 +1,165 @@
+/**
+ * The state diagram as SVG: laid out by layout.ts, current states filled, valid next actions
+ * drawn green with who must sign, and an explanation's path (a counterexample, or the
+ * transitions a rejected commit tried) drawn over it. Every mark is also a class and a data
+ * attribute, so tests and readers can find them without looking at colours.
+ */
+import { s } from "./dom.js";
+import { layeredLayout, routeEdge, textWidth } from "./layout.js";
+import { type EdgeView, type ModelView, signerName } from "./modelView.js";
+
+export interface ValidActionLike {
+  action: string;
+  to: string;
+  label: string;
+  required_signers?: string[];
+  required_signer?: string;
+}
+
+export interface DiagramMarks {
+  /** States the contract is in. */
+  current?: readonly number[];
+  /** Actions the hub says may follow (StateView.valid_actions). */
+  valid?: readonly ValidActionLike[];
+  /** States and edges of an explanation. */
+  path?: { states: readonly number[]; edges: readonly number[]; tried?: readonly number[] };
+}
+
+const NODE_H = 34;
+
+function shortLabel(e: EdgeView): string {
+  const who = e.signers.map(signerName);
+  const parts = [e.actions.join(" "), who.length ? `✍ ${who.join(", ")}` : ""].filter(Boolean);
+  return parts.join(" · ") || (e.label ? "…" : "");
+}
+
+/** The edges that carry a valid action: leaving a current state with the action's label and target. */
+export function validEdges(view: ModelView, marks: DiagramMarks): Map<number, ValidActionLike> {
+  const current = new Set(marks.current ?? []);
+  const out = new Map<number, ValidActionLike>();
+  for (const va of marks.valid ?? []) {
+    const edge = view.edges.find(
+      (e) => current.has(e.from) && view.names[e.to] === va.to && e.label === va.label && !out.has(e.index),
+    );
+    if (edge) out.set(edge.index, va);
+  }
+  return out;
+}
+
+/** Draws the model; `marks` says what to highlight. */
+export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGElement {
+  const sizes = view.names.map((n) => ({ w: Math.max(70, textWidth(n) + 32), h: NODE_H }));
+  const layout = layeredLayout({
+    sizes,
+    edges: view.edges.map((e) => [e.from, e.to] as const),
+    roots: view.initial,
+  });
+  const current = new Set(marks.current ?? []);
+  const valid = validEdges(view, marks);
+  const pathStates = new Set(marks.path?.states ?? []);
+  const pathEdges = new Set(marks.path?.edges ?? []);
+  const tried = new Set(marks.path?.tried ?? []);
+
+  // Parallel edges between one pair fan out; count them first.
+  const pairKey = (e: EdgeView) => `${e.from}>${e.to}`;
+  const pairCount = new Map<string, number>();
+  for (const e of view.edges) pairCount.set(pairKey(e), (pairCount.get(pairKey(e)) ?? 0) + 1);
+  const seen = new Map<string, number>();
+
+  let maxX = layout.width;
+  const edgeEls: SVGElement[] = [];
+  const labelEls: SVGElement[] = [];
+  for (const e of view.edges) {
+    const k = seen.get(pairKey(e)) ?? 0;
+    seen.set(pairKey(e), k + 1);
+    const route = routeEdge(layout, e.from, e.to, k, pairCount.get(pairKey(e))!);
+    const va = valid.get(e.index);
+    const classes = ["edge"];
+    if (va) classes.push("valid");
+    if (pathEdges.has(e.index)) classes.push("on-path");
+    if (tried.has(e.index)) classes.push("tried");
+    const text = va
+      ? `▶ ${va.action || e.actions.join(" ")}${signersOf(va).length ? ` · ✍ ${signersOf(va).map(signerName).join(", ")}` : ""}`
+      : shortLabel(e);
+    maxX = Math.max(maxX, route.labelX + textWidth(text, 12) + 12);
+    const title = s("title", {}, `${view.names[e.from]} → ${view.names[e.to]}${e.label ? ` [${e.label}]` : ""}`);
+    edgeEls.push(
+      s(
+        "path",
+        {
+          class: classes.join(" "),
+          d: route.d,
+          "data-edge": e.index,
+          "data-from": view.names[e.from]!,
+          "data-to": view.names[e.to]!,
+          "marker-end": va ? "url(#arrow-valid)" : pathEdges.has(e.index) ? "url(#arrow-path)" : "url(#arrow)",
+        },
+        title,
+      ),
+    );
+    if (text) {
+      labelEls.push(
+        s(
+          "text",
+          {
+            class: `edge-label${va ? " valid" : ""}${pathEdges.has(e.index) ? " on-path" : ""}`,
+            x: route.labelX,
+            y: route.labelY,
+            "text-anchor": route.anchor,
+            "data-edge": e.index,
+            ...(va ? { "data-signers": signersOf(va).join(" ") } : {}),
+          },
+          text,
+          s("title", {}, e.label || "(no label)"),
+        ),
+      );
+    }
+  }
+
+  const nodeEls = layout.nodes.map((n, i) => {
+    const classes = ["state"];
+    if (current.has(i)) classes.push("current");
+    if (view.initial.includes(i)) classes.push("initial");
+    if (pathStates.has(i)) classes.push("on-path");
+    return s(
+      "g",
+      { class: classes.join(" "), "data-state": view.names[i]!, transform: `translate(${n.x},${n.y})` },
+      s("rect", { x: -n.w / 2, y: -n.h / 2, width: n.w, height: n.h, rx: n.h / 2 }),
+      s("text", { "text-anchor": "middle", y: 4.5 }, view.names[i]!),
+      view.initial.includes(i) ? s("path", { class: "entry", d: `M0,${-n.h / 2 - 18} V${-n.h / 2 - 2}` }) : null,
+      s(
+        "title",
+        {},
+        `${view.names[i]}${current.has(i) ? " (current)" : ""}${view.initial.includes(i) ? " (initial)" : ""}`,
+      ),
+    );
+  });
+
+  const width = Math.ceil(maxX + 16);
+  const height = Math.ceil(layout.height + 20);
+  const marker = (id: string) =>
+    s(
+      "marker",
+      { id, viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+      s("path", { d: "M0,0 L10,5 L0,10 z" }),
+    );
+  return s(
+    "svg",
+    {
+      class: "diagram",
+      viewBox: `0 -20 ${width} ${height + 20}`,
+      width,
+      height: height + 20,
+      role: "img",
+      "aria-label": `State diagram of ${view.lts.name}`,
+    },
+    s("defs", {}, marker("arrow"), marker("arrow-valid"), marker("arrow-path")),
+    ...edgeEls,
+    ...nodeEls,
+    ...labelEls,
+  );
+}
+
+function signersOf(va: ValidActionLike): string[] {
+  return va.required_signers ?? (va.required_signer ? [va.required_signer] : []);
+}

@@ -1,0 +1,50 @@
+/**
+ * The explorer's entry: hash routes, the navigation (Templates and Synthesize appear only when
+ * this hub answers those routes), and the live indicator. Read-only: no key ever enters the page.
+ */
+import "./bufferShim.js";
+import { get, optional } from "./api.js";
+import { h } from "./dom.js";
+import type { LiveStatus } from "./live.js";
+import { contractPage } from "./pages/contractPage.js";
+import { contractsPage } from "./pages/contractsPage.js";
+import { synthesizePage } from "./pages/synthesizePage.js";
+import { templatePage, templatesPage } from "./pages/templatesPage.js";
+
+const app = document.getElementById("app")!;
+const nav = document.getElementById("nav")!;
+const live = document.getElementById("live")!;
+let leave: (() => void) | null = null;
+
+function setLive(status: LiveStatus | null): void {
+  live.hidden = status === null;
+  live.textContent = status === "live" ? "● live" : status === "connecting" ? "○ connecting" : "○ offline";
+  live.dataset.status = status ?? "";
+}
+
+function route(): void {
+  leave?.();
+  leave = null;
+  const hash = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
+  const [path, query] = hash.split("?") as [string, string | undefined];
+  const params = new URLSearchParams(query ?? "");
+  let m: RegExpExecArray | null;
+  if ((m = /^\/c\/(.+)$/.exec(path))) leave = contractPage(app, m[1]!, setLive);
+  else if (path === "/templates") void templatesPage(app);
+  else if ((m = /^\/templates\/(.+)$/.exec(path))) void templatePage(app, m[1]!);
+  else if (path === "/synthesize") synthesizePage(app);
+  else void contractsPage(app, Number(params.get("offset") ?? 0) || 0);
+  for (const a of nav.querySelectorAll("a")) a.classList.toggle("active", a.getAttribute("href") === `#${path}`);
+}
+
+/** Adds the optional sections this hub offers: templates when `GET /templates` answers, synthesis when the route is published. */
+async function probe(): Promise<void> {
+  const templates = await optional<unknown[]>("/templates").catch(() => null);
+  if (templates !== null) nav.append(h("a", { href: "#/templates" }, "Templates"));
+  const api = await get<{ paths?: Record<string, unknown> }>("/openapi.json").catch(() => null);
+  if (api?.paths?.["/contracts/synthesize"]) nav.append(h("a", { href: "#/synthesize" }, "Synthesize"));
+}
+
+window.addEventListener("hashchange", route);
+route();
+void probe();

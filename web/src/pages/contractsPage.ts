@@ -1,0 +1,82 @@
+/** `#/`: the contracts a visitor may see (`GET /contracts`, paged), and a search by id. */
+import { ApiError, get } from "../api.js";
+import { h, mount, shortKey, when } from "../dom.js";
+
+interface Summary {
+  contract_id: string;
+  owner: string;
+  created_at: number;
+  head: string;
+  commit_count: number;
+  private?: boolean;
+}
+
+const PAGE = 50;
+
+export async function contractsPage(app: HTMLElement, offset = 0): Promise<void> {
+  const search = h("input", { type: "search", name: "id", placeholder: "contract id", "aria-label": "Contract id" });
+  const form = h(
+    "form",
+    {
+      class: "search",
+      onsubmit: (e: Event) => {
+        e.preventDefault();
+        const id = search.value.trim();
+        if (id) location.hash = `#/c/${encodeURIComponent(id)}`;
+      },
+    },
+    search,
+    h("button", { type: "submit" }, "Open"),
+  );
+  const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  mount(app, h("h1", {}, "Contracts"), form, body);
+  let page: { contracts: Summary[]; total: number };
+  try {
+    page = await get("/contracts", { limit: PAGE, offset });
+  } catch (err) {
+    mount(body, h("p", { class: "error" }, err instanceof ApiError ? err.message : String(err)));
+    return;
+  }
+  const rows = page.contracts.map((c) =>
+    h(
+      "tr",
+      { "data-contract": c.contract_id },
+      h("td", {}, h("a", { href: `#/c/${encodeURIComponent(c.contract_id)}` }, c.contract_id)),
+      h("td", {}, shortKey(c.owner)),
+      h("td", { class: "num" }, c.commit_count),
+      h("td", {}, when(c.created_at)),
+      h("td", {}, c.private ? h("span", { class: "badge" }, "private") : ""),
+    ),
+  );
+  const nav = h(
+    "p",
+    { class: "pager" },
+    offset > 0 ? h("a", { href: `#/?offset=${Math.max(0, offset - PAGE)}` }, "← newer page") : null,
+    ` ${page.total === 0 ? 0 : offset + 1}–${offset + page.contracts.length} of ${page.total} `,
+    offset + PAGE < page.total ? h("a", { href: `#/?offset=${offset + PAGE}` }, "next page →") : null,
+  );
+  mount(
+    body,
+    page.total === 0
+      ? h("p", { class: "muted" }, "No contracts are visible here yet.")
+      : h(
+          "table",
+          { class: "list" },
+          h(
+            "thead",
+            {},
+            h(
+              "tr",
+              {},
+              h("th", {}, "Contract"),
+              h("th", {}, "Owner"),
+              h("th", {}, "Commits"),
+              h("th", {}, "Created"),
+              h("th", {}),
+            ),
+          ),
+          h("tbody", {}, ...rows),
+        ),
+    nav,
+  );
+}

@@ -1,0 +1,105 @@
+/** `#/templates` and `#/templates/<id>`: the catalogue, and one template's model and rules as a diagram. */
+import { ApiError, get } from "../api.js";
+import { h, mount } from "../dom.js";
+import { modelPreview } from "../modelPreview.js";
+
+interface Param {
+  name: string;
+  type: string;
+  required: boolean;
+  description?: string;
+  path?: string;
+}
+interface Template {
+  id: string;
+  name: string;
+  description: string;
+  params: Param[];
+  model?: string;
+  rules?: string[];
+  protections?: Record<string, string>;
+}
+
+const failed = (err: unknown) => h("p", { class: "error" }, err instanceof ApiError ? err.message : String(err));
+
+export async function templatesPage(app: HTMLElement): Promise<void> {
+  mount(app, h("h1", {}, "Templates"), h("p", { class: "muted" }, "Loading…"));
+  try {
+    const list = await get<Template[]>("/templates");
+    mount(
+      app,
+      h("h1", {}, "Templates"),
+      h(
+        "ul",
+        { class: "cards" },
+        ...list.map((t) =>
+          h(
+            "li",
+            { "data-template": t.id },
+            h("a", { href: `#/templates/${encodeURIComponent(t.id)}` }, h("b", {}, t.name)),
+            h("p", {}, t.description),
+            h(
+              "p",
+              { class: "muted" },
+              "Parameters: ",
+              t.params.map((p) => `${p.name}${p.required ? "" : "?"}`).join(", "),
+            ),
+          ),
+        ),
+      ),
+    );
+  } catch (err) {
+    mount(app, h("h1", {}, "Templates"), failed(err));
+  }
+}
+
+export async function templatePage(app: HTMLElement, id: string): Promise<void> {
+  mount(app, h("h1", {}, "Template ", h("code", {}, id)), h("p", { class: "muted" }, "Loading…"));
+  try {
+    const t = await get<Template>(`/templates/${encodeURIComponent(id)}`);
+    mount(
+      app,
+      h("p", {}, h("a", { href: "#/templates" }, "← templates")),
+      h("h1", {}, t.name),
+      h("p", {}, t.description),
+      h(
+        "table",
+        { class: "list" },
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", {}, "Parameter"),
+            h("th", {}, "Type"),
+            h("th", {}, "Required"),
+            h("th", {}, "Path"),
+            h("th", {}, "Meaning"),
+          ),
+        ),
+        h(
+          "tbody",
+          {},
+          ...t.params.map((p) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, p.name),
+              h("td", {}, p.type),
+              h("td", {}, p.required ? "yes" : "no"),
+              h("td", {}, h("code", {}, p.path ?? "")),
+              h("td", {}, p.description ?? ""),
+            ),
+          ),
+        ),
+      ),
+      t.protections
+        ? h("ul", {}, ...Object.entries(t.protections).map(([who, what]) => h("li", {}, h("b", {}, who), `: ${what}`)))
+        : null,
+      t.model ? modelPreview(t.model, t.rules ?? []) : h("p", { class: "muted" }, "No model."),
+    );
+  } catch (err) {
+    mount(app, h("h1", {}, "Template ", h("code", {}, id)), failed(err));
+  }
+}
