@@ -188,3 +188,35 @@ test("socket authentication verifies the challenge signature", async () => {
     "bad_signature",
   );
 });
+
+test("the worked example of docs/api.md verifies", async () => {
+  const identitySeed = Buffer.alloc(32, 1);
+  const accessSeed = Buffer.alloc(32, 2);
+  const headers = signRequest(accessSeed, {
+    method: "POST",
+    url: "/contracts",
+    body: '{"model":null,"rules":[]}',
+    timestamp: 1_700_000_000_000,
+    nonce: "00112233445566778899aabbccddeeff",
+  });
+  assert.equal(headers["x-hub-key"], "8139770ea87d175f56a35466c34c7ecccb8d8a91b4ee37a25df60f5b8fc9b394");
+  assert.equal(
+    headers["x-hub-signature"],
+    "4e235b7f15ebb5c13e9f83d8abf736f10b3a945347d64eda06bbfb91a58d6cb7eee9088a26b440b1db3896567875ee1f5451f8d15fda95a21f3094e534fde500",
+  );
+  const reg = registrationBody(identitySeed, accessSeed);
+  assert.equal(reg.identity_pubkey, "8a88e3dd7409f195fd52db2d3cba5d72ca6709bf1d94121bf3748801b40f6f5c");
+  assert.equal(
+    reg.access_signature,
+    "58ccb820a74ea6c272c0e6950f2ed3f868daaffd98c92adc3dd549ebae38f979d8bc12b6f0144adde957dd32e429d4e85187b9a8f4655d20c8a2c0cf57c70700",
+  );
+  const store = new MemoryAuthStore(() => 1_700_000_000);
+  await new AccessRegistry({ store }).register(reg);
+  const caller = await new Authenticator({ store, now: () => 1_700_000_000_000 }).authenticate({
+    method: "POST",
+    url: "/contracts",
+    headers,
+    body: Buffer.from('{"model":null,"rules":[]}'),
+  });
+  assert.equal(caller.identity, reg.identity_pubkey);
+});

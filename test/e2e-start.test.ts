@@ -1,0 +1,60 @@
+/** `contract-hub start`: configuration precedence, usage errors, printed addresses, serving, and a clean stop. */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ConfigError, loadStartConfig } from "../src/cli/config.js";
+import { EXIT_OK, EXIT_USAGE } from "../src/cli/Io.js";
+import { startCommand } from "../src/cli/startCommand.js";
+
+test("flags win over HUB_* variables, which win over defaults; bad values are usage errors", () => {
+  const c = loadStartConfig({ port: "0" }, { HUB_PORT: "9000", HUB_RPC_PORT: "9001", HUB_HOST: "0.0.0.0" });
+  assert.deepEqual(
+    [c.port, c.rpcPort, c.host, c.rpc, c.rateLimit, c.databaseUrl],
+    [0, 9001, "0.0.0.0", true, 500, null],
+  );
+  assert.equal(loadStartConfig({ rpc: false }, {}).rpc, false);
+  assert.equal(loadStartConfig({}, {}).port, 8080);
+  for (const [flags, env] of [
+    [{ port: "70000" }, {}],
+    [{ port: "-1" }, {}],
+    [{}, { HUB_RPC_PORT: "abc" }],
+    [{ databaseUrl: "mysql://x" }, {}],
+    [{ rateLimit: "1.5" }, {}],
+  ] as const) {
+    assert.throws(() => loadStartConfig(flags, env), ConfigError);
+  }
+});
+
+test("start prints its bound addresses, serves both ports, and stops cleanly", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hub-start-"));
+  const out: string[] = [];
+  const io = { out: (s: string) => void out.push(s), err: () => {} };
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const env = { HUB_LOG_LEVEL: "silent" };
+  const running = startCommand({ port: "0", rpcPort: "0", dataDir: dir }, io, { version: "0.1.0", env, stop: stopped });
+  for (let i = 0; out.length < 3; i++) {
+    if (i > 1000) assert.fail("start printed no addresses");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const rest = /REST\s+(\S+)/.exec(out.join("\n"))?.[1];
+  const rpc = /JSON-RPC\s+(\S+)/.exec(out.join("\n"))?.[1];
+  assert.ok(rest && rpc);
+  assert.equal(((await (await fetch(`${rest}/health`)).json()) as { status: string }).status, "ok");
+  const r = await fetch(`${rpc}/`, {
+    method: "POST",
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "getVersion" }),
+  });
+  assert.deepEqual(await r.json(), { jsonrpc: "2.0", id: 7, result: "0.1.0" });
+  stop();
+  assert.equal(await running, EXIT_OK);
+  await assert.rejects(fetch(`${rest}/health`));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("an invalid flag exits with the usage code before opening anything", async () => {
+  const io = { out: () => {}, err: () => {} };
+  assert.equal(await startCommand({ port: "x" }, io, { version: "0.1.0", env: {} }), EXIT_USAGE);
+});
