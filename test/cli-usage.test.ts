@@ -40,16 +40,16 @@ function capture(home: string, cwd: string, env: Record<string, string> = {}): C
 }
 
 /** Runs the command line; returns the exit code and the --json document when one was printed. */
-async function run(c: Captured, args: string[]): Promise<{ code: number; doc: Record<string, unknown> | null }> {
+async function run(c: Captured, args: string[]): Promise<{ code: number; doc: Record<string, unknown> }> {
   c.out.length = 0;
   c.err.length = 0;
   const code = await main(args, c.io);
   const text = c.out.join("");
-  let doc: Record<string, unknown> | null = null;
+  let doc: Record<string, unknown> = {};
   try {
     doc = JSON.parse(text);
   } catch {
-    doc = null;
+    // Human output: no document.
   }
   return { code, doc };
 }
@@ -87,14 +87,14 @@ describe("keys", () => {
     const c = capture(home, root);
     const r = await run(c, ["keygen", "--name", "alice", "--json"]);
     assert.equal(r.code, 0);
-    assert.equal(r.doc?.name, "alice");
-    assert.match(String(r.doc?.public_key), /^[0-9a-f]{64}$/);
+    assert.equal(r.doc.name, "alice");
+    assert.match(String(r.doc.public_key), /^[0-9a-f]{64}$/);
     const dir = join(home, "keys");
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     assert.equal(statSync(join(dir, "alice.json")).mode & 0o777, 0o600);
     const again = await run(c, ["keygen", "--name", "alice", "--json"]);
     assert.equal(again.code, 1);
-    assert.equal(again.doc?.code, "CONFLICT");
+    assert.equal(again.doc.code, "CONFLICT");
     assert.equal((await run(c, ["keygen", "--name", "../evil"])).code, 2);
     assert.deepEqual(readdirSync(dir), ["alice.json"]);
   });
@@ -120,7 +120,7 @@ describe("keys", () => {
     // With a key chosen the command gets as far as the (unreachable) hub: a failure, not a usage error.
     const r = await run(c, ["register", "--hub", DEAD_HUB, "--key", "bob", "--json"]);
     assert.equal(r.code, 1);
-    assert.equal(r.doc?.code, "UNAVAILABLE");
+    assert.equal(r.doc.code, "UNAVAILABLE");
     assert.equal((await run(c, ["register", "--hub", DEAD_HUB, "--key", "carol"])).code, 2);
   });
 
@@ -160,7 +160,7 @@ describe("usage errors (exit 2)", () => {
     const { home, root } = setup("alice");
     const r = await run(capture(home, root), ["status", "--offline", "--json"]);
     assert.equal(r.code, 2);
-    assert.equal(r.doc?.code, "USAGE");
+    assert.equal(r.doc.code, "USAGE");
   });
 });
 
@@ -173,23 +173,23 @@ describe("an offline working copy", () => {
     assert.equal((await run(c, ["commit", "--action", "DEPOSIT"])).code, 2);
     const wrong = await run(c, ["commit", "--action", "DEPOSIT", "--sign", "seller", "--json"]);
     assert.equal(wrong.code, 1);
-    assert.equal(wrong.doc?.code, "VALIDATION_FAILED");
-    const details = wrong.doc?.details as { candidates: { failed: { property: string }[] }[] };
+    assert.equal(wrong.doc.code, "VALIDATION_FAILED");
+    const details = wrong.doc.details as { candidates: { failed: { property: string }[] }[] };
     assert.ok(details.candidates[0]!.failed.some((f) => f.property.includes("signed_by(/users/buyer.id)")));
     // A post rides along with the action (the template's transitions allow it); .json values are parsed.
     const args = ["commit", "--post", "/terms/extra.json", '{"a":1}', "--action", "DEPOSIT", "--key", "buyer"];
     const ok = await run(c, [...args, "--json"]);
     assert.equal(ok.code, 0, JSON.stringify(ok.doc));
-    assert.equal(ok.doc?.index, 1);
-    assert.equal((ok.doc?.state as { current_state: string }).current_state, "deposited");
+    assert.equal(ok.doc.index, 1);
+    assert.equal((ok.doc.state as { current_state: string }).current_state, "deposited");
     const deliver = await run(c, ["commit", "--action", "DELIVER", "--sign", "seller", "--json"]);
     assert.equal(deliver.code, 0);
 
     const status = await run(c, ["status", "--offline", "--json"]);
     assert.equal(status.code, 0);
-    assert.equal(status.doc?.ahead, 2);
-    assert.equal(status.doc?.behind, null);
-    assert.equal(status.doc?.current_state, "delivered");
+    assert.equal(status.doc.ahead, 2);
+    assert.equal(status.doc.behind, null);
+    assert.equal(status.doc.current_state, "delivered");
     const log = await run(c, ["log", "--json"]);
     assert.deepEqual(
       (log.doc as unknown as { index: number; method: string }[]).map((e) => [e.index, e.method]),
@@ -224,8 +224,8 @@ describe("an offline working copy", () => {
     await run(c, ["commit", "--action", "DEPOSIT"]);
     const r = await run(c, ["reset", "--hard", "origin", "--offline", "--json"]);
     assert.equal(r.code, 0);
-    assert.equal((r.doc?.dropped as unknown[]).length, 1);
-    assert.equal((await run(c, ["status", "--offline", "--json"])).doc?.ahead, 0);
+    assert.equal((r.doc.dropped as unknown[]).length, 1);
+    assert.equal((await run(c, ["status", "--offline", "--json"])).doc.ahead, 0);
   });
 
   it("push to an unreachable hub fails with exit 1; a missing commit file is CORRUPTED", async () => {
@@ -235,22 +235,22 @@ describe("an offline working copy", () => {
     await run(c, ["commit", "--action", "DEPOSIT"]);
     const push = await run(c, ["push", "--json"]);
     assert.equal(push.code, 1);
-    assert.equal(push.doc?.code, "UNAVAILABLE");
+    assert.equal(push.doc.code, "UNAVAILABLE");
     assert.equal((await run(c, ["commit", "--action", "DELIVER", "--sign", "seller"])).code, 0);
     rmSync(join(root, ".contract", "commits", "0000000001.json"));
     const status = await run(c, ["status", "--offline", "--json"]);
     assert.equal(status.code, 1);
-    assert.equal(status.doc?.code, "CORRUPTED");
+    assert.equal(status.doc.code, "CORRUPTED");
     const verify = await run(c, ["verify", "--json"]);
     assert.equal(verify.code, 1);
-    assert.equal((verify.doc?.damage as { index: number }).index, 1);
+    assert.equal((verify.doc.damage as { index: number }).index, 1);
   });
 });
 
 describe("progress bar", () => {
   it("draws on a terminal only", () => {
     const drawn: string[] = [];
-    const base = { out: () => {}, err: () => {}, errRaw: (t: string) => drawn.push(t) };
+    const base: CliIo = { out: () => {}, err: () => {}, errRaw: (t: string) => drawn.push(t) };
     const quiet = progressBar(cliOf({ ...base, errIsTTY: false }, {}), 10, "commits");
     quiet.update(5);
     quiet.finish();

@@ -35,8 +35,8 @@ export class UsageError extends Error {
 }
 
 /** Builds the command's surroundings from its Io (defaults: the real process). */
-export function cliOf(io: Io, opts: { json?: boolean }): Cli {
-  const c = io as CliIo;
+export function cliOf(io: CliIo, opts: { json?: boolean }): Cli {
+  const c = io;
   const real = io === processIo;
   return {
     io,
