@@ -66,6 +66,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
   for (const e of view.edges) pairCount.set(pairKey(e), (pairCount.get(pairKey(e)) ?? 0) + 1);
   const seen = new Map<string, number>();
 
+  let minX = 0;
   let maxX = layout.width;
   const edgeEls: SVGElement[] = [];
   const labelEls: SVGElement[] = [];
@@ -81,7 +82,8 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
     const text = va
       ? `▶ ${va.action || e.actions.join(" ")}${signersOf(va).length ? ` · ✍ ${signersOf(va).map(signerName).join(", ")}` : ""}`
       : shortLabel(e);
-    maxX = Math.max(maxX, route.labelX + textWidth(text, 12) + 12);
+    if (route.anchor === "end") minX = Math.min(minX, route.labelX - textWidth(text, 12) - 12);
+    else maxX = Math.max(maxX, route.labelX + textWidth(text, 12) + 12);
     const title = s("title", {}, `${view.names[e.from]} → ${view.names[e.to]}${e.label ? ` [${e.label}]` : ""}`);
     edgeEls.push(
       s(
@@ -135,7 +137,8 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
     );
   });
 
-  const width = Math.ceil(maxX + 16);
+  const left = Math.floor(minX);
+  const width = Math.ceil(maxX + 16) - left;
   const height = Math.ceil(layout.height + 20);
   const marker = (id: string) =>
     s(
@@ -147,7 +150,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
     "svg",
     {
       class: "diagram",
-      viewBox: `0 -20 ${width} ${height + 20}`,
+      viewBox: `${left} -20 ${width} ${height + 20}`,
       width,
       height: height + 20,
       role: "img",

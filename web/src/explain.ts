@@ -98,7 +98,8 @@ export function renderExplanation(ex: Explanation): HTMLElement {
     h("p", { class: "explain-head" }, ex.code ? h("span", { class: "badge bad" }, ex.code) : null, " ", ex.message),
   ];
   if (d.current_states) {
-    parts.push(h("p", {}, "The contract was in ", ...d.current_states.flatMap((s) => [h("b", {}, s), " "]), "."));
+    const names = d.current_states.flatMap((s, i) => [i === 0 ? "" : ", ", h("b", {}, s)]);
+    parts.push(h("p", {}, "The contract was in ", ...names, "."));
   }
   if (d.candidates) {
     parts.push(

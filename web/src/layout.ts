@@ -123,8 +123,8 @@ export interface Route {
   d: string;
   labelX: number;
   labelY: number;
-  /** Text anchor for the label: beside a vertical edge, or after a loop or a right-side curve. */
-  anchor: "start" | "middle";
+  /** Text anchor of the label: "end" left of an edge going left, else "start" to the right of the edge. */
+  anchor: "start" | "end";
 }
 
 type Point = [number, number];
@@ -166,7 +166,14 @@ export function routeEdge(layout: Layout, from: number, to: number, k = 0, count
     const c1: Point = [mid[0], p0[1] + (p3[1] - p0[1]) * 0.3];
     const c2: Point = [mid[0], p0[1] + (p3[1] - p0[1]) * 0.7];
     const [lx, ly] = cubicAt(p0, c1, c2, p3, 0.5);
-    return { d: `M${fmt(p0)} C${fmt(c1)} ${fmt(c2)} ${fmt(p3)}`, labelX: lx + 6, labelY: ly + 4, anchor: "start" };
+    // A label sits on the outer side of its edge, so two edges fanning out of one state keep their labels apart.
+    const leftward = p3[0] < p0[0] - 1;
+    return {
+      d: `M${fmt(p0)} C${fmt(c1)} ${fmt(c2)} ${fmt(p3)}`,
+      labelX: leftward ? lx - 6 : lx + 6,
+      labelY: ly + 4,
+      anchor: leftward ? "end" : "start",
+    };
   }
   // Back edges, same-rank edges and edges skipping ranks: out of the right side, around, into the right side.
   const span = Math.abs(b.rank - a.rank);

@@ -122,7 +122,7 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
         {},
         "Current state ",
         h("span", { class: "badge current-state", id: "current-state" }, state.current_state || "(no model)"),
-        ` · ${state.commit_count} commits · created ${when(contract.created_at)} · head `,
+        ` · ${state.commit_count} commit${state.commit_count === 1 ? "" : "s"} · created ${when(contract.created_at)} · head `,
         h("code", { title: state.head }, state.head.slice(0, 12)),
       ),
     );

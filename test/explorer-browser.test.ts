@@ -1,0 +1,179 @@
+/**
+ * The explorer in a real browser (Debian's chromium driven by playwright-core) against the real
+ * hub on loopback: an escrow contract's page draws the model with the current state and the
+ * valid next action, explains a real rejected commit on the diagram, and follows a commit
+ * pushed through the API over the WebSocket without a reload. Screenshots go to .test-artifacts/.
+ * Without /usr/bin/chromium the suite is skipped, except under CI, where it must run.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { signedSubmitBody } from "../src/client/signedCommits.js";
+import type { ContractError } from "../src/contract/ContractError.js";
+import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const ARTIFACTS = join(ROOT, ".test-artifacts");
+const hasChromium = existsSync(CHROMIUM);
+const skip =
+  !hasChromium && !process.env.CI
+    ? `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the explorer browser tests`
+    : false;
+
+const ESCROW = `model Escrow {
+  initial init
+  init -> deposited [+DEPOSIT +signed_by(/users/buyer.id)]
+  deposited -> delivered [+DELIVER +signed_by(/users/seller.id)]
+  delivered -> released [+RELEASE +signed_by(/users/buyer.id)]
+  deposited -> cancelled [+CANCEL +signed_by(/users/buyer.id) +signed_by(/users/seller.id)]
+  released -> released []
+  cancelled -> cancelled []
+}`;
+/** Only the buyer's signature releases the funds: holds everywhere. */
+const RELEASE_RULE = "export default rule { formula { always(!released -> [-signed_by(/users/buyer.id)] !released) } }";
+/** "Nothing deposited yet": holds at its anchor (the initial state), so the hub accepts it, and fails once deposited. */
+const NOT_DEPOSITED = "export default rule { formula { !deposited } }";
+
+describe("explorer in a real browser", { skip }, () => {
+  let live: LiveHub;
+  let buyer: Party;
+  let seller: Party;
+  let browser: Browser;
+  let page: Page;
+  let id: string;
+
+  before(async () => {
+    if (process.env.CI) assert.ok(hasChromium, `${CHROMIUM} is missing; .ci/run installs it before npm ci`);
+    if (!existsSync(join(ROOT, "web/dist/index.html"))) {
+      // npm install builds it (prepare); a checkout without that step still gets a real page here.
+      const built = spawnSync("npm", ["run", "build:web"], { cwd: ROOT, stdio: "inherit" });
+      assert.equal(built.status, 0, "npm run build:web failed");
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    live = await startLiveHub();
+    buyer = await live.party("buyer");
+    seller = await live.party("seller");
+    const created = await live.rest.withKey(buyer.access.seed).createContract({
+      model: ESCROW,
+      rules: [RELEASE_RULE, NOT_DEPOSITED],
+      state: { "/users/buyer.id": buyer.key, "/users/seller.id": seller.key, "/terms/item.text": "bicycle" },
+    });
+    id = created.contract_id;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // playwright gives every launch a fresh temporary profile (the user data dir).
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await live?.close();
+  });
+
+  it("lists the contract on the front page", async () => {
+    await page.goto(`${live.servers.restUrl}/`);
+    const row = page.locator(`tr[data-contract="${id}"]`);
+    await row.waitFor();
+    assert.equal(await row.locator("a").getAttribute("href"), `#/c/${id}`);
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-list.png") });
+  });
+
+  it("draws the model with the current state and the valid next action with its signer", async () => {
+    await page.goto(`${live.servers.restUrl}/#/c/${id}`);
+    await page.locator('svg.diagram g.state[data-state="init"]').waitFor();
+    const states = await page
+      .locator("svg.diagram g.state")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    assert.deepEqual(states.sort(), ["cancelled", "delivered", "deposited", "init", "released"]);
+    const current = await page
+      .locator("svg.diagram g.state.current")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    assert.deepEqual(current, ["init"]);
+    const valid = page.locator('svg.diagram path.edge.valid[data-from="init"][data-to="deposited"]');
+    assert.equal(await valid.count(), 1);
+    assert.equal(await page.locator("svg.diagram path.edge.valid").count(), 1, "only DEPOSIT may follow init");
+    const label = page.locator("svg.diagram text.edge-label.valid");
+    assert.equal(await label.getAttribute("data-signers"), "/users/buyer.id");
+    assert.match((await label.textContent()) ?? "", /DEPOSIT/);
+    assert.equal(await page.locator("#current-state").textContent(), "init");
+    // Rules checked at the current state; the data state from the genesis posts; the genesis in the log.
+    assert.deepEqual(
+      await page.locator("ul.rules li").evaluateAll((els) => els.map((e) => e.getAttribute("data-holds"))),
+      ["true", "true"],
+    );
+    assert.match((await page.locator('#data li[data-path="/terms/item.text"]').textContent()) ?? "", /Text.*bicycle/);
+    assert.match((await page.locator('#data li[data-path="/users/buyer.id"]').textContent()) ?? "", /Identity/);
+    assert.equal(await page.locator('#log tr[data-index="0"] .method').textContent(), "genesis");
+    await page.locator('#live[data-status="live"]').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-contract-init.png"), fullPage: true });
+  });
+
+  it("explains a real rejected commit and marks the transitions it tried on the diagram", async () => {
+    const st = await live.rest.getState(id);
+    const unsigned = signedSubmitBody(id, st.head, { method: "action", action: "DEPOSIT" }, []);
+    let rejected: ContractError | null = null;
+    try {
+      await live.rest.withKey(buyer.access.seed).submitCommit(id, unsigned);
+    } catch (err) {
+      rejected = err as ContractError;
+    }
+    assert.ok(rejected, "an unsigned DEPOSIT must be refused");
+    const body = { error: rejected.message, code: rejected.code, details: rejected.details };
+    await page.fill("#explain-input", JSON.stringify(body));
+    await page.click("#explain-button");
+    const candidate = page.locator('#explain-out li[data-candidate="init>deposited"]');
+    await candidate.waitFor();
+    assert.match(
+      (await candidate.textContent()) ?? "",
+      /\+signed_by\(\/users\/buyer\.id\).*required, but not satisfied/,
+    );
+    assert.equal(await page.locator('svg.diagram path.edge.tried[data-from="init"][data-to="deposited"]').count(), 1);
+    assert.equal(await page.locator('svg.diagram g.state.on-path[data-state="init"]').count(), 1);
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-explanation.png"), fullPage: true });
+  });
+
+  it("follows a commit pushed through the API without reloading", async () => {
+    // A reload would drop this marker; the live update must keep it.
+    await page.evaluate(() => {
+      (globalThis as unknown as { explorerMarker: number }).explorerMarker = 42;
+    });
+    const st = await live.rest.getState(id);
+    const deposit = signedSubmitBody(id, st.head, { method: "action", action: "DEPOSIT" }, [
+      { key: buyer.identity.seed, as: "/users/buyer.id" },
+    ]);
+    const result = await live.rest.withKey(buyer.access.seed).submitCommit(id, deposit);
+    assert.equal(result.new_state.current_state, "deposited");
+
+    await page.locator('svg.diagram g.state.current[data-state="deposited"]').waitFor();
+    const current = await page
+      .locator("svg.diagram g.state.current")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-state")));
+    assert.deepEqual(current, ["deposited"]);
+    assert.equal(await page.locator("#current-state").textContent(), "deposited");
+    const valid = await page
+      .locator("svg.diagram path.edge.valid")
+      .evaluateAll((els) => els.map((e) => `${e.getAttribute("data-from")}>${e.getAttribute("data-to")}`));
+    assert.deepEqual(valid.sort(), ["deposited>cancelled", "deposited>delivered"]);
+    await page.locator('#log tr[data-index="1"]').waitFor();
+    assert.equal(await page.locator('#log tr[data-index="1"] .badge.action').textContent(), "DEPOSIT");
+    // `!deposited` no longer holds at the new state; the page says so.
+    await page.locator('ul.rules li[data-rule="1"][data-holds="false"]').waitFor();
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { explorerMarker?: number }).explorerMarker), 42);
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-contract-deposited.png"), fullPage: true });
+  });
+});
