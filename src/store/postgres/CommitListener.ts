@@ -23,8 +23,9 @@ export interface CommitListenerHandlers {
 export function parseCommitPayload(payload: string | undefined): { contractId: string; index: number } | null {
   const at = payload?.lastIndexOf(":") ?? -1;
   if (payload === undefined || at <= 0) return null;
-  const index = Number(payload.slice(at + 1));
-  return Number.isSafeInteger(index) && index >= 0 ? { contractId: payload.slice(0, at), index } : null;
+  const digits = payload.slice(at + 1);
+  const index = Number(digits);
+  return /^[0-9]+$/.test(digits) && Number.isSafeInteger(index) ? { contractId: payload.slice(0, at), index } : null;
 }
 
 /**
@@ -60,8 +61,13 @@ export class CommitListener {
     });
     client.on("error", (err) => this.lost(client, err));
     client.on("end", () => this.lost(client, null));
-    await client.connect();
-    await client.query(`LISTEN "${this.channel}"`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
     if (this.closed) {
       await client.end();
       return;
