@@ -147,6 +147,14 @@ describe("escrow across two working copies", () => {
     );
   });
 
+  it("grant: the owner grants, a party that is not the owner is refused", async () => {
+    const g = await buyer.ok<{ identity: string; role: string }>(["grant", seller.publicKey, "--role", "reader"]);
+    assert.deepEqual([g.identity, g.role], [`ed25519:${seller.publicKey}`, "reader"]);
+    const refused = await seller.run(["grant", buyer.publicKey, "--role", "writer", "--json"]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.json<ErrorDoc>().code, "FORBIDDEN");
+  });
+
   it("works from a subfolder of the working copy", async () => {
     const sub = join(buyer.root, "notes", "drafts");
     mkdirSync(sub, { recursive: true });

@@ -105,6 +105,7 @@ export function explainError(name: string, e: ContractError): string {
     }
   }
   if (typeof d.hint === "string") lines.push(d.hint);
+  if (e.code === "UNAUTHORIZED") lines.push("Is the key registered with this hub? contract-hub register");
   return lines.join("\n");
 }
 
