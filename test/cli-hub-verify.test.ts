@@ -61,7 +61,9 @@ describe("verify --data-dir", () => {
       const wc = join(base, dir);
       await author.ok(["commit", "--post", "/notes/a.text", "first note"], wc);
       await author.ok(["commit", "--post", "/notes/b.json", '{"n": 2}'], wc);
-      await author.ok(["push"], wc);
+      // Two requests of one commit each (pushInBatches); both stored.
+      const pushed = await author.ok<{ pushed: number; ahead: number }>(["push", "--batch-size", "1"], wc);
+      assert.deepEqual([pushed.pushed, pushed.ahead], [2, 0]);
     }
     ids = ids.sort();
   });
