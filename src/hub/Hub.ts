@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { isContractId, type WireCommit } from "../contract/Commit.js";
+import { isContractId, type Operation, type WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
 import {
@@ -17,6 +17,7 @@ import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/Store
 import type { AppendExtras, ContractRecord, GrantRole, Store } from "../store/Store.js";
 import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { type AccessFacts, canRead, canWrite } from "./acl.js";
+import { hubLedger } from "./assets/hubLedger.js";
 import { ContractCache } from "./ContractCache.js";
 import { EventBus } from "./EventBus.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
@@ -311,6 +312,27 @@ export class Hub implements HubApi {
     const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
     if (fields && signed && body.parent === undefined)
       throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
+    // When the hub chose the parent and another instance moved the head before the append,
+    // validate again on the new head (PROTOCOL.md §5) instead of answering 409: the caller
+    // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
+    const hubChoseParent = fields && body.parent === undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.submitLocked(caller, id, body, fields, ops);
+      } catch (err) {
+        if (!hubChoseParent || attempt >= 5 || !isContractError(err, "CONFLICT")) throw err;
+      }
+    }
+  }
+
+  /** One attempt of submitCommit under the contract's lock. */
+  private submitLocked(
+    caller: Caller,
+    id: string,
+    body: SubmitCommitBody,
+    fields: boolean,
+    ops: Operation[] | null,
+  ): Promise<{ result: SubmitCommitResult; created: boolean }> {
     return this.locks.run(id, async () => {
       const { state } = await this.access(caller, id, "write");
       const commit: WireCommit = fields
@@ -333,9 +355,11 @@ export class Hub implements HubApi {
         };
         return { result, created: false };
       }
-      const ctx = engineContext(this.store, id, state.length, [], this.settings, { timestamp: this.now() });
+      const ledger = hubLedger(this, caller, id, () => state.data);
+      const settings = { ...this.settings, assets: ledger };
+      const ctx = engineContext(this.store, id, state.length, [], settings, { timestamp: this.now() });
       const { stored, delta } = await acceptCommit(state, commit, ctx);
-      await this.append(id, state.head, [stored]);
+      await this.append(id, state.head, [stored], ledger.extras());
       applyDelta(state, delta);
       this.cache.set(state);
       const view = stateView(state);

@@ -7,6 +7,7 @@ import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
 import type { NewContract } from "../store/Store.js";
+import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
 import type { Hub } from "./Hub.js";
 import type { Caller } from "./HubApi.js";
@@ -104,9 +105,12 @@ export async function pushCommits(
     }
     const storedLength = state?.length ?? 0;
     const signers = await verifyBatchSignatures(working, rest);
+    // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
+    const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
+    const settings = { ...hub.settings, assets: ledger };
     for (const [i, c] of rest.entries()) {
       const verified = signers[i];
-      const ctx = engineContext(hub.store, id, storedLength, stored, hub.settings, {
+      const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
         timestamp,
         ...(verified !== undefined ? { verifiedSigners: verified } : {}),
       });
@@ -116,7 +120,7 @@ export async function pushCommits(
       views.push(wantViews ? stateView(working) : null);
     }
 
-    await hub.append(id, head, stored, contract ? { contract } : {});
+    await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}));
     hub.cache.set(working);
     hub.publish(id, stored, views);
     return { pushed: stored.length, head: working.head };
