@@ -7,13 +7,20 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { AccessRegistry } from "../src/auth/AccessRegistry.js";
+import { Authenticator } from "../src/auth/Authenticator.js";
 import { signedSubmitBody } from "../src/client/signedCommits.js";
 import type { ContractError } from "../src/contract/ContractError.js";
+import { type RunningServers, startServers } from "../src/http/startServers.js";
+import { Hub } from "../src/hub/Hub.js";
+import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+import { hubOperations, hubTemplates } from "../src/synthesis/hubOperations.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -39,6 +46,34 @@ const RELEASE_RULE = "export default rule { formula { always(!released -> [-sign
 /** "Nothing deposited yet": holds at its anchor (the initial state), so the hub accepts it, and fails once deposited. */
 const NOT_DEPOSITED = "export default rule { formula { !deposited } }";
 
+/** Headless chromium with the flags this machine's closed network needs; playwright gives each launch a fresh profile. */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** Before each suite: chromium must exist under CI, and the explorer must be built. */
+function prepare(): void {
+  if (process.env.CI) assert.ok(hasChromium, `${CHROMIUM} is missing; .ci/run installs it before npm ci`);
+  if (!existsSync(join(ROOT, "web/dist/index.html"))) {
+    // npm install builds it (prepare); a checkout without that step still gets a real page here.
+    const built = spawnSync("npm", ["run", "build:web"], { cwd: ROOT, stdio: "inherit" });
+    assert.equal(built.status, 0, "npm run build:web failed");
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+}
+
 describe("explorer in a real browser", { skip }, () => {
   let live: LiveHub;
   let buyer: Party;
@@ -48,13 +83,7 @@ describe("explorer in a real browser", { skip }, () => {
   let id: string;
 
   before(async () => {
-    if (process.env.CI) assert.ok(hasChromium, `${CHROMIUM} is missing; .ci/run installs it before npm ci`);
-    if (!existsSync(join(ROOT, "web/dist/index.html"))) {
-      // npm install builds it (prepare); a checkout without that step still gets a real page here.
-      const built = spawnSync("npm", ["run", "build:web"], { cwd: ROOT, stdio: "inherit" });
-      assert.equal(built.status, 0, "npm run build:web failed");
-    }
-    mkdirSync(ARTIFACTS, { recursive: true });
+    prepare();
     live = await startLiveHub();
     buyer = await live.party("buyer");
     seller = await live.party("seller");
@@ -64,20 +93,7 @@ describe("explorer in a real browser", { skip }, () => {
       state: { "/users/buyer.id": buyer.key, "/users/seller.id": seller.key, "/terms/item.text": "bicycle" },
     });
     id = created.contract_id;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // playwright gives every launch a fresh temporary profile (the user data dir).
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launch();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   });
   after(async () => {
@@ -175,5 +191,67 @@ describe("explorer in a real browser", { skip }, () => {
     await page.locator('ul.rules li[data-rule="1"][data-holds="false"]').waitFor();
     assert.equal(await page.evaluate(() => (globalThis as unknown as { explorerMarker?: number }).explorerMarker), 42);
     await page.screenshot({ path: join(ARTIFACTS, "explorer-contract-deposited.png"), fullPage: true });
+  });
+});
+
+describe("explorer templates and synthesis in a real browser", { skip }, () => {
+  let dir: string;
+  let store: SqliteStore;
+  let hub: Hub;
+  let servers: RunningServers;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    prepare();
+    dir = mkdtempSync(join(tmpdir(), "explorer-templates-"));
+    store = await SqliteStore.open({ dataDir: dir });
+    hub = new Hub({ store, templates: hubTemplates });
+    // No language-model key: the pattern synthesizer answers, and nothing is stored.
+    const services = Object.assign(hub, hubOperations({}));
+    servers = await startServers(
+      {
+        hub: services,
+        authenticator: new Authenticator({ store }),
+        registry: new AccessRegistry({ store }),
+        rateLimit: 0,
+        logger: false,
+      },
+      { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
+    );
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await servers?.close();
+    await hub?.close();
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows the template catalogue and draws a template's model with its rules checked", async () => {
+    await page.goto(`${servers.restUrl}/`);
+    await page.locator('#nav a[href="#/templates"]').click();
+    await page.locator('li[data-template="escrow"] a').click();
+    await page.locator('svg.diagram g.state[data-state="init"]').waitFor();
+    assert.equal(await page.locator("svg.diagram g.state.current").getAttribute("data-state"), "init");
+    const verdicts = await page
+      .locator("ul.rules li")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("data-holds")));
+    assert.ok(verdicts.length > 0 && verdicts.every((v) => v === "true"), `template rules hold initially: ${verdicts}`);
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-template.png"), fullPage: true });
+  });
+
+  it("synthesizes a model from a description and draws it without creating a contract", async () => {
+    await page.locator('#nav a[href="#/synthesize"]').click();
+    await page.fill('textarea[name="description"]', "Alice buys a bike from Bob; Carol arbitrates disputes");
+    await page.fill('input[name="pattern_hint"]', "escrow");
+    await page.click('form.synth button[type="submit"]');
+    await page.locator("#synthesis svg.diagram g.state").first().waitFor();
+    assert.ok((await page.locator("#synthesis svg.diagram g.state").count()) >= 3);
+    const listed = (await (await fetch(`${servers.restUrl}/contracts`)).json()) as { total: number };
+    assert.equal(listed.total, 0, "synthesis creates nothing");
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-synthesis.png"), fullPage: true });
   });
 });

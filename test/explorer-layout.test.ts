@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { bfsRanks, type Layout, layeredLayout, routeEdge } from "../web/src/layout.js";
+import { bfsRanks, type Layout, layeredLayout, placeLabels, routeEdge } from "../web/src/layout.js";
 
 function overlaps(layout: Layout): [number, number] | null {
   const n = layout.nodes;
@@ -129,5 +129,35 @@ describe("explorer layout", () => {
     const back = routeEdge(layout, 3, 0);
     const xs = back.d.match(/-?[\d.]+(?=,)/g)!.map(Number);
     assert.ok(Math.max(...xs) > Math.max(layout.nodes[3]!.x, layout.nodes[0]!.x) + 40);
+  });
+});
+
+describe("explorer edge labels", () => {
+  it("moves overlapping labels apart and off the nodes", () => {
+    const layout = layeredLayout({ sizes: [{ w: 80, h: 30 }], edges: [], roots: [0] });
+    const node = layout.nodes[0]!;
+    const labels = [
+      { x: 300, y: 100, w: 120, h: 15, anchor: "start" as const },
+      { x: 310, y: 102, w: 120, h: 15, anchor: "start" as const },
+      { x: 360, y: 100, w: 40, h: 15, anchor: "middle" as const },
+      // Sits on the node: must move off it.
+      { x: node.x, y: node.y + 4, w: 30, h: 15, anchor: "middle" as const },
+    ];
+    const ys = placeLabels(labels, layout.nodes);
+    assert.equal(ys[0], 100, "the first label keeps its place");
+    const rects = labels.map((l, i) => {
+      const left = l.anchor === "start" ? l.x : l.x - l.w / 2;
+      return [left, ys[i]! - l.h + 3, left + l.w, ys[i]! + 3] as const;
+    });
+    for (let i = 0; i < rects.length; i++) {
+      for (let j = i + 1; j < rects.length; j++) {
+        const [a, b] = [rects[i]!, rects[j]!];
+        assert.ok(!(a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]), `labels ${i} and ${j} overlap`);
+      }
+    }
+    const [l, t, r, btm] = rects[3]!;
+    const overNode =
+      l < node.x + node.w / 2 && node.x - node.w / 2 < r && t < node.y + node.h / 2 && node.y - node.h / 2 < btm;
+    assert.ok(!overNode, "label moved off the node");
   });
 });

@@ -5,7 +5,7 @@
  * attribute, so tests and readers can find them without looking at colours.
  */
 import { s } from "./dom.js";
-import { layeredLayout, routeEdge, textWidth } from "./layout.js";
+import { type LabelBox, layeredLayout, placeLabels, routeEdge, textWidth } from "./layout.js";
 import { type EdgeView, type ModelView, signerName } from "./modelView.js";
 
 export interface ValidActionLike {
@@ -70,6 +70,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
   let maxX = layout.width;
   const edgeEls: SVGElement[] = [];
   const labelEls: SVGElement[] = [];
+  const boxes: LabelBox[] = [];
   for (const e of view.edges) {
     const k = seen.get(pairKey(e)) ?? 0;
     seen.set(pairKey(e), k + 1);
@@ -82,8 +83,10 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
     const text = va
       ? `▶ ${va.action || e.actions.join(" ")}${signersOf(va).length ? ` · ✍ ${signersOf(va).map(signerName).join(", ")}` : ""}`
       : shortLabel(e);
-    if (route.anchor === "end") minX = Math.min(minX, route.labelX - textWidth(text, 12) - 12);
-    else maxX = Math.max(maxX, route.labelX + textWidth(text, 12) + 12);
+    const w = textWidth(text, 12);
+    const reach = route.anchor === "middle" ? w / 2 : w;
+    if (route.anchor !== "start") minX = Math.min(minX, route.labelX - reach - 12);
+    if (route.anchor !== "end") maxX = Math.max(maxX, route.labelX + reach + 12);
     const title = s("title", {}, `${view.names[e.from]} → ${view.names[e.to]}${e.label ? ` [${e.label}]` : ""}`);
     edgeEls.push(
       s(
@@ -100,6 +103,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
       ),
     );
     if (text) {
+      boxes.push({ x: route.labelX, y: route.labelY, w: textWidth(text, 12), h: 15, anchor: route.anchor });
       labelEls.push(
         s(
           "text",
@@ -118,6 +122,12 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
     }
   }
 
+  // Labels of edges that share a gap between rows would overprint each other: move them apart.
+  let maxY = layout.height;
+  placeLabels(boxes, layout.nodes).forEach((y, i) => {
+    labelEls[i]!.setAttribute("y", String(y));
+    maxY = Math.max(maxY, y + 8);
+  });
   const nodeEls = layout.nodes.map((n, i) => {
     const classes = ["state"];
     if (current.has(i)) classes.push("current");
@@ -139,7 +149,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
 
   const left = Math.floor(minX);
   const width = Math.ceil(maxX + 16) - left;
-  const height = Math.ceil(layout.height + 20);
+  const height = Math.ceil(maxY + 20);
   const marker = (id: string) =>
     s(
       "marker",

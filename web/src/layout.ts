@@ -123,8 +123,8 @@ export interface Route {
   d: string;
   labelX: number;
   labelY: number;
-  /** Text anchor of the label: "end" left of an edge going left, else "start" to the right of the edge. */
-  anchor: "start" | "end";
+  /** Text anchor of the label: "end" left of an edge going left, "middle" under a same-row arc, else "start". */
+  anchor: "start" | "end" | "middle";
 }
 
 type Point = [number, number];
@@ -175,7 +175,17 @@ export function routeEdge(layout: Layout, from: number, to: number, k = 0, count
       anchor: leftward ? "end" : "start",
     };
   }
-  // Back edges, same-rank edges and edges skipping ranks: out of the right side, around, into the right side.
+  if (b.rank === a.rank) {
+    // Same row: an arc under the row, so it never runs through the states between the two.
+    const dip = Math.max(a.h, b.h) / 2 + 26 + Math.abs(b.x - a.x) * 0.12 + k * 14;
+    const p0: Point = [a.x, a.y + a.h / 2];
+    const p3: Point = [b.x, b.y + b.h / 2];
+    const c1: Point = [a.x + (b.x - a.x) * 0.25, a.y + dip];
+    const c2: Point = [a.x + (b.x - a.x) * 0.75, b.y + dip];
+    const [lx, ly] = cubicAt(p0, c1, c2, p3, 0.5);
+    return { d: `M${fmt(p0)} C${fmt(c1)} ${fmt(c2)} ${fmt(p3)}`, labelX: lx, labelY: ly + 14, anchor: "middle" };
+  }
+  // Back edges and edges skipping ranks: out of the right side, around, into the right side.
   const span = Math.abs(b.rank - a.rank);
   const right = Math.max(a.x + a.w / 2, b.x + b.w / 2);
   const bulge = right + 40 + span * 18 + k * 22;
@@ -190,4 +200,48 @@ export function routeEdge(layout: Layout, from: number, to: number, k = 0, count
 /** Rough text width in px of `text` at the diagram's 13px font (no DOM to measure with). */
 export function textWidth(text: string, px = 13): number {
   return Math.ceil(text.length * px * 0.6);
+}
+
+/** A label's box: (x, y) is its text anchor point on the baseline; `w` its width, `h` its line height. */
+export interface LabelBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  anchor: "start" | "end" | "middle";
+}
+
+function boxRect(b: LabelBox): [number, number, number, number] {
+  const left = b.anchor === "start" ? b.x : b.anchor === "end" ? b.x - b.w : b.x - b.w / 2;
+  return [left, b.y - b.h + 3, left + b.w, b.y + 3];
+}
+
+function intersects(a: [number, number, number, number], b: [number, number, number, number]): boolean {
+  return a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+}
+
+/**
+ * Moves labels up or down (by whole lines, nearest first) until none overlaps another label or a
+ * node; returns the new baselines in input order. A label that finds no free place within
+ * `tries` lines keeps its own position.
+ */
+export function placeLabels(labels: readonly LabelBox[], nodes: readonly PlacedNode[], tries = 6): number[] {
+  const taken: [number, number, number, number][] = nodes.map((n) => [
+    n.x - n.w / 2,
+    n.y - n.h / 2,
+    n.x + n.w / 2,
+    n.y + n.h / 2,
+  ]);
+  return labels.map((label) => {
+    for (let i = 0; i <= 2 * tries; i++) {
+      const shift = (i % 2 === 1 ? 1 : -1) * Math.ceil(i / 2) * label.h;
+      const rect = boxRect({ ...label, y: label.y + shift });
+      if (!taken.some((t) => intersects(t, rect))) {
+        taken.push(rect);
+        return label.y + shift;
+      }
+    }
+    taken.push(boxRect(label));
+    return label.y;
+  });
 }
