@@ -1,5 +1,8 @@
 import type { ContractState } from "../contract/ContractState.js";
-import type { ContractRecord, GrantRole } from "../store/Store.js";
+import { dataWrites } from "../contract/dataWrites.js";
+import { isLowerHex } from "../contract/hex.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
+import type { ContractRecord, GrantRole, PartyPath } from "../store/Store.js";
 import type { Caller } from "./HubApi.js";
 
 /** Everything an access decision about one contract needs. */
@@ -28,4 +31,15 @@ export function canWrite(caller: Caller, facts: AccessFacts): boolean {
   const id = caller.identity;
   if (id === null) return false;
   return facts.record.owner === id || facts.grant === "writer" || isParty(facts.state, id);
+}
+
+/** The identities `commits` store at `.id` paths, one entry per path (the last write wins, as in the state). */
+export function partyPaths(commits: readonly StoredCommit[]): PartyPath[] {
+  const latest = new Map<string, string>();
+  for (const c of commits) {
+    for (const [path, value] of dataWrites(c.data)) {
+      if (path.endsWith(".id") && isLowerHex(value, 32)) latest.set(path, value as string);
+    }
+  }
+  return [...latest].map(([path, identity]) => ({ path, identity }));
 }

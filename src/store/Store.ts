@@ -56,6 +56,17 @@ export interface AppendExtras {
   /** Create the contract row (required when `expectedHead` is null). */
   contract?: NewContract;
   assetEffects?: AssetEffect[];
+  /**
+   * The identities these commits store at `.id` paths (last write per path), kept in the
+   * party index so `listContracts` shows private contracts to their parties (PROTOCOL.md §7).
+   */
+  parties?: PartyPath[];
+}
+
+/** One `.id` path of a contract and the identity (lower-case hex) now stored there. */
+export interface PartyPath {
+  path: string;
+  identity: string;
 }
 
 export interface AccessKeyRecord {
@@ -107,7 +118,7 @@ export interface Store {
 
   /** The contract's row, or null. */
   getContract(id: string): Promise<ContractRecord | null>;
-  /** Contracts visible to `identity` (public ones, owned or granted ones), oldest first. */
+  /** Contracts visible to `identity` (public ones, owned, granted or party ones), oldest first. */
   listContracts(q: {
     identity: string | null;
     limit: number;

@@ -95,6 +95,27 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
       )`,
     ],
   },
+  {
+    // The party index (see ../sqlite/migrations.ts version 2), backfilled in log order.
+    version: 2,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS party_paths (
+        contract_id TEXT NOT NULL REFERENCES contracts(id),
+        path TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        PRIMARY KEY (contract_id, path)
+      )`,
+      "CREATE INDEX IF NOT EXISTS party_paths_by_identity ON party_paths (identity)",
+      `INSERT INTO party_paths (contract_id, path, identity)
+        SELECT DISTINCT ON (m.contract_id, op.value->>'path') m.contract_id, op.value->>'path', op.value->>'value'
+          FROM commits m, jsonb_array_elements(m.data::jsonb) WITH ORDINALITY AS op(value, ord)
+         WHERE op.value->>'method' IN ('post', 'repost')
+           AND op.value->>'path' LIKE '%.id'
+           AND jsonb_typeof(op.value->'value') = 'string'
+         ORDER BY m.contract_id, op.value->>'path', m.idx DESC, op.ord DESC
+        ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */

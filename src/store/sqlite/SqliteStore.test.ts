@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
+import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { SCHEMA_VERSION } from "./migrations.js";
+import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
 import { testChain } from "./testChain.js";
 
@@ -50,7 +51,35 @@ describe("SqliteStore", () => {
     const db = new Database(join(dir, "hub.sqlite"), { readonly: true });
     const versions = db.prepare("SELECT version FROM schema_version").all();
     db.close();
-    assert.deepEqual(versions, [{ version: SCHEMA_VERSION }]);
+    assert.deepEqual(
+      versions,
+      MIGRATIONS.map((m) => ({ version: m.version })),
+    );
+  });
+
+  it("migration 2 backfills the party index from stored commits, the last write per path winning", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    const [genesis] = testChain("p", 1);
+    const data = [
+      { method: "post", path: "/users/a.id", value: OTHER },
+      { method: "post", path: "/users/b.id", value: OTHER },
+      { method: "post", path: "/users/b.id", value: "ef".repeat(32) },
+    ];
+    const hash = computeCommitHash("p", genesis!.hash, data);
+    const next = { index: 1, hash, parent: genesis!.hash, data, signatures: {}, timestamp: 1, signers: [] };
+    await store.appendCommits("p", null, [genesis!], contract({ private: true }));
+    // Stored without `parties`, as a hub before the index existed would have stored it.
+    await store.appendCommits("p", genesis!.hash, [next]);
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec("DROP TABLE party_paths; DELETE FROM schema_version WHERE version = 2");
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    const sees = async (identity: string) =>
+      (await reopened.listContracts({ identity, limit: 10, offset: 0 })).contracts.map((c) => c.id);
+    assert.deepEqual([await sees(OTHER), await sees("ef".repeat(32)), await sees("12".repeat(32))], [["p"], ["p"], []]);
+    await reopened.close();
   });
 
   it("refuses a database written by a newer schema", async () => {

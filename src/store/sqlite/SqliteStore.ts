@@ -125,7 +125,8 @@ export class SqliteStore implements Store {
     offset: number;
   }): Promise<{ contracts: ContractRecord[]; total: number }> {
     const visible = `FROM contracts c WHERE c.private = 0 OR c.owner = @identity
-      OR EXISTS (SELECT 1 FROM grants g WHERE g.contract_id = c.id AND g.identity = @identity)`;
+      OR EXISTS (SELECT 1 FROM grants g WHERE g.contract_id = c.id AND g.identity = @identity)
+      OR EXISTS (SELECT 1 FROM party_paths p WHERE p.contract_id = c.id AND p.identity = @identity)`;
     const params = { identity: q.identity ?? "", limit: q.limit, offset: q.offset };
     const total = (this.sql(`SELECT COUNT(*) AS n ${visible}`).get(params) as { n: number }).n;
     const rows = this.sql(`SELECT c.* ${visible} ORDER BY c.created_at, c.id LIMIT @limit OFFSET @offset`).all(
@@ -193,6 +194,13 @@ export class SqliteStore implements Store {
     for (const c of commits) insert.run(...commitParams(contractId, c));
     this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
     if (extras.assetEffects !== undefined) applyAssetEffects(this.db, extras.assetEffects);
+    if (extras.parties !== undefined && extras.parties.length > 0) {
+      const party = this.sql(
+        `INSERT INTO party_paths (contract_id, path, identity) VALUES (?, ?, ?)
+           ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+      );
+      for (const p of extras.parties) party.run(contractId, p.path, p.identity);
+    }
   }
 
   async *readCommits(contractId: string, from = 0, to?: number): AsyncIterable<StoredCommit> {

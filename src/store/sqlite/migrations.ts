@@ -94,6 +94,29 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    // The party index (PROTOCOL.md §7: parties may read private contracts, so they are listed
+    // to them): the identity now stored at each `.id` path. Backfilled from stored commits,
+    // in log order, so the last write to a path wins as it does in the state.
+    version: 2,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS party_paths (
+        contract_id TEXT NOT NULL REFERENCES contracts(id),
+        path TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        PRIMARY KEY (contract_id, path)
+      )`,
+      "CREATE INDEX IF NOT EXISTS party_paths_by_identity ON party_paths (identity)",
+      `INSERT INTO party_paths (contract_id, path, identity)
+        SELECT m.contract_id, json_extract(op.value, '$.path'), json_extract(op.value, '$.value')
+          FROM commits m, json_each(m.data) op
+         WHERE json_extract(op.value, '$.method') IN ('post', 'repost')
+           AND json_extract(op.value, '$.path') LIKE '%.id'
+           AND json_type(op.value, '$.value') = 'text'
+         ORDER BY m.contract_id, m.idx, op.key
+        ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+    ],
+  },
 ];
 
 /** The newest schema version this code knows. */
