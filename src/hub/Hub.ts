@@ -19,6 +19,7 @@ import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { type AccessFacts, canRead, canWrite } from "./acl.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { ContractCache } from "./ContractCache.js";
+import { decodedCommits, replayReachesHead } from "./corruptionChecks.js";
 import { EventBus } from "./EventBus.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
 import { genesisInput, readersOf } from "./genesisInput.js";
@@ -118,12 +119,15 @@ export class Hub implements HubApi {
     let pending = this.loading.get(key);
     if (pending === undefined) {
       const { id, length } = record;
-      pending = replayLog(id, this.store.readCommits(id, 0, length), {
+      // A damaged log is CORRUPTED naming the commit, never served (corruptionChecks.ts).
+      pending = replayLog(id, decodedCommits(this.store.readCommits(id, 0, length)), {
         trusted: true,
         wasm: this.settings.wasm ?? null,
         ...(this.settings.limits ? { limits: this.settings.limits } : {}),
         readLog: () => this.store.readCommits(id, 0, length),
-      }).finally(() => this.loading.delete(key));
+      })
+        .then((state) => replayReachesHead(record, state))
+        .finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
     }
     const state = await pending;
