@@ -1,0 +1,156 @@
+/**
+ * The asset part of `verify` (PROTOCOL.md §6, §12): recomputes assets, balances and SENDs
+ * from the logs, compares them with the store's tables, and checks the invariant "for every
+ * asset, balances plus sent-not-received amounts equal the quantity, and no balance is
+ * negative" on both the recomputed and the stored figures.
+ */
+import type { Store } from "../../store/Store.js";
+import { assetName } from "./assetRules.js";
+import { type AssetCommit, type AssetIssue, assetOps, type ReplayedAssets, replayAssets } from "./replayAssets.js";
+
+export type { AssetIssue } from "./replayAssets.js";
+
+/** What the check found. */
+export interface AssetInvariantReport {
+  ok: boolean;
+  /** The contracts whose logs were replayed. */
+  contracts: string[];
+  assets: number;
+  sends: number;
+  issues: AssetIssue[];
+}
+
+/**
+ * Checks the asset invariants of `store`. `ids` seeds the contracts to check (default: those
+ * listed to an anonymous caller); the set is then closed over SEND recipients and the
+ * senders of received SENDs, which is every contract that can hold an asset issued by one of
+ * them, so the sums are complete. Pass every contract id (as `verify` does) to check all.
+ */
+export async function checkAssetInvariants(store: Store, ids?: readonly string[]): Promise<AssetInvariantReport> {
+  const logs = await loadLogs(store, ids ?? (await publicIds(store)));
+  const replay = replayAssets(logs);
+  const issues = [...replay.issues];
+  await compareWithStore(store, [...logs.keys()], replay, issues);
+  checkSums(replay, issues);
+  return {
+    ok: issues.length === 0,
+    contracts: [...logs.keys()],
+    assets: replay.assets.size,
+    sends: replay.sends.size,
+    issues,
+  };
+}
+
+async function publicIds(store: Store): Promise<string[]> {
+  const ids: string[] = [];
+  for (let offset = 0; ; ) {
+    const { contracts } = await store.listContracts({ identity: null, limit: 1000, offset });
+    ids.push(...contracts.map((c) => c.id));
+    if (contracts.length < 1000) return ids;
+    offset += contracts.length;
+  }
+}
+
+/** The asset commits of each contract reachable from `seeds`, in log order. */
+async function loadLogs(store: Store, seeds: readonly string[]): Promise<Map<string, AssetCommit[]>> {
+  const logs = new Map<string, AssetCommit[]>();
+  const queue = [...new Set(seeds)];
+  const seen = new Set(queue);
+  const reach = (id: string) => {
+    if (!seen.has(id)) {
+      seen.add(id);
+      queue.push(id);
+    }
+  };
+  while (queue.length > 0) {
+    const id = queue.shift()!;
+    const record = await store.getContract(id);
+    if (record === null) continue;
+    const commits: AssetCommit[] = [];
+    for await (const c of store.readCommits(id, 0, record.length)) {
+      const ops = assetOps(c.data);
+      if (ops === null) continue;
+      commits.push({ index: c.index, hash: c.hash, ops });
+      for (const op of ops) {
+        if (op.method === "send") reach((op.value as { to_contract: string }).to_contract);
+        if (op.method === "recv") {
+          const send = await store.getSend((op.value as { send_commit_id: string }).send_commit_id);
+          if (send !== null) reach(send.from);
+        }
+      }
+    }
+    logs.set(id, commits);
+  }
+  return logs;
+}
+
+/** The stored tables must equal the recomputed ones, contract by contract and SEND by SEND. */
+async function compareWithStore(store: Store, ids: string[], replay: ReplayedAssets, issues: AssetIssue[]) {
+  for (const id of ids) {
+    const stored = await store.getAssets(id);
+    const wantAssets = [...replay.assets.values()].filter((a) => a.issuer === id);
+    const gotAssets = new Map(stored.assets.map((a) => [a.assetId, a]));
+    for (const a of wantAssets) {
+      const got = gotAssets.get(a.assetId);
+      if (got?.quantity !== a.quantity || got.divisibility !== a.divisibility)
+        issues.push({
+          contract_id: id,
+          message: `asset ${assetName(a)}: stored ${describe(got)}, log says ${describe(a)}`,
+        });
+      gotAssets.delete(a.assetId);
+    }
+    for (const extra of gotAssets.values())
+      issues.push({ contract_id: id, message: `asset ${assetName(extra)} is stored but no log creates it` });
+    const want = replay.balances.get(id) ?? new Map<string, number>();
+    const got = new Map(stored.balances.map((b) => [assetName(b), b.amount]));
+    for (const name of new Set([...want.keys(), ...got.keys()])) {
+      if (want.get(name) !== got.get(name))
+        issues.push({
+          contract_id: id,
+          message: `balance of ${name}: stored ${got.get(name) ?? "none"}, log says ${want.get(name) ?? "none"}`,
+        });
+    }
+  }
+  for (const send of replay.sends.values()) {
+    const got = await store.getSend(send.commitHash);
+    const same =
+      got !== null &&
+      got.from === send.from &&
+      got.to === send.to &&
+      got.issuer === send.issuer &&
+      got.assetId === send.assetId &&
+      got.amount === send.amount &&
+      got.receivedBy === send.receivedBy;
+    if (!same)
+      issues.push({
+        contract_id: send.from,
+        hash: send.commitHash,
+        message: `SEND ${send.commitHash}: stored ${describe(got)}, log says ${describe(send)}`,
+      });
+  }
+}
+
+/** Balances plus sent-not-received equal the quantity; nothing is negative. */
+function checkSums(replay: ReplayedAssets, issues: AssetIssue[]): void {
+  const total = new Map<string, number>();
+  for (const [holder, held] of replay.balances) {
+    for (const [name, amount] of held) {
+      if (amount < 0) issues.push({ contract_id: holder, message: `negative balance ${amount} of ${name}` });
+      total.set(name, (total.get(name) ?? 0) + amount);
+    }
+  }
+  for (const s of replay.sends.values())
+    if (s.receivedBy === null) total.set(assetName(s), (total.get(assetName(s)) ?? 0) + s.amount);
+  for (const [name, a] of replay.assets) {
+    const sum = total.get(name) ?? 0;
+    if (sum !== a.quantity)
+      issues.push({
+        contract_id: a.issuer,
+        message: `asset ${name}: balances plus pending SENDs are ${sum}, the quantity is ${a.quantity}`,
+      });
+  }
+}
+
+function describe(v: unknown): string {
+  return v === null || v === undefined ? "nothing" : JSON.stringify(v);
+}
