@@ -318,6 +318,28 @@ export function storeContractSuite(
       assert.equal((await store.listContracts({ identity: null, limit: 10, offset: 0 })).total, 1);
     });
 
+    it("shows a private contract to the identities at its .id paths, the last write per path", async () => {
+      const store = await fresh();
+      const third = "ef".repeat(32);
+      const chain = testChain("p", 3);
+      await store.appendCommits("p", null, chain.slice(0, 1), created({ private: true }));
+      await store.appendCommits("p", chain[0]!.hash, [chain[1]!], {
+        parties: [
+          { path: "/users/a.id", identity: OTHER },
+          { path: "/users/b.id", identity: OTHER },
+          { path: "/users/b.id", identity: third },
+        ],
+      });
+      const sees = async (identity: string) =>
+        (await store.listContracts({ identity, limit: 10, offset: 0 })).contracts.map((c) => c.id);
+      assert.deepEqual([await sees(OTHER), await sees(third)], [["p"], ["p"]]);
+      await store.appendCommits("p", chain[1]!.hash, [chain[2]!], {
+        parties: [{ path: "/users/b.id", identity: OTHER }],
+      });
+      assert.deepEqual([await sees(OTHER), await sees(third)], [["p"], []]);
+      assert.equal((await store.listContracts({ identity: OTHER, limit: 10, offset: 0 })).total, 1);
+    });
+
     it("counts successful appends and write requests", async () => {
       const store = await fresh();
       const before = store.stats();

@@ -14,8 +14,8 @@ import type {
 } from "../Store.js";
 import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js";
 import { migratePg } from "./migrate.js";
-import { applyPgAssetEffects } from "./pgAssetEffects.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow, insertCommits } from "./pgCommitRows.js";
+import { appendInTransaction } from "./pgAppend.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "./rows.js";
 
@@ -24,10 +24,6 @@ export interface PostgresStoreOptions extends PgLocation {
   poolSize?: number;
   /** Rows per page when streaming commits (default 1000). */
   pageSize?: number;
-}
-
-function conflict(contractId: string, head: string | null, message: string): ContractError {
-  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
 }
 
 /**
@@ -163,7 +159,8 @@ export class PostgresStore implements Store {
     offset: number;
   }): Promise<{ contracts: ContractRecord[]; total: number }> {
     const visible = `FROM contracts c WHERE c.private = 0 OR c.owner = $1
-      OR EXISTS (SELECT 1 FROM grants g WHERE g.contract_id = c.id AND g.identity = $1)`;
+      OR EXISTS (SELECT 1 FROM grants g WHERE g.contract_id = c.id AND g.identity = $1)
+      OR EXISTS (SELECT 1 FROM party_paths p WHERE p.contract_id = c.id AND p.identity = $1)`;
     const identity = q.identity ?? "";
     const [count] = await this.rows<{ n: number }>(`SELECT COUNT(*) AS n ${visible}`, [identity]);
     const rows = await this.rows<ContractRow>(`SELECT c.* ${visible} ORDER BY c.created_at, c.id LIMIT $2 OFFSET $3`, [
@@ -181,79 +178,8 @@ export class PostgresStore implements Store {
     extras: AppendExtras = {},
   ): Promise<void> {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
-    await this.write((client) => this.appendInTransaction(client, contractId, expectedHead, commits, extras));
+    await this.write((client) => appendInTransaction(client, this.channel, contractId, expectedHead, commits, extras));
     this.counters.appends++;
-  }
-
-  /** Head check under the row lock, one batched insert, head update, effects, NOTIFY. */
-  private async appendInTransaction(
-    client: pg.PoolClient,
-    contractId: string,
-    expectedHead: string | null,
-    commits: StoredCommit[],
-    extras: AppendExtras,
-  ): Promise<void> {
-    let length: number;
-    if (expectedHead === null) {
-      const c = extras.contract;
-      // Checked before the INSERT so a missing record is INTERNAL, as in the SQLite store,
-      // unless the contract exists (then CONFLICT wins there too).
-      if (c === undefined) {
-        const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
-          .rows;
-        if (row !== undefined) throw conflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
-        throw new ContractError("INTERNAL", "Cannot create a contract without its record");
-      }
-      // ON CONFLICT waits for a concurrent creator to finish, then reports the row: the
-      // primary key serialises creation across instances without a separate lock.
-      const created = await client.query(
-        `INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES ($1, $2, $3, $4, 0, $5)
-           ON CONFLICT (id) DO NOTHING`,
-        [contractId, c.owner, c.createdAt, commits[0]!.hash, c.private ? 1 : 0],
-      );
-      if (created.rowCount !== 1) {
-        const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
-          .rows;
-        throw conflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
-      }
-      if ((c.readers ?? []).length > 0) {
-        await client.query(
-          `INSERT INTO grants (contract_id, identity, role, granted_at)
-             SELECT $1, r, 'reader', $3 FROM unnest($2::text[]) AS r ON CONFLICT DO NOTHING`,
-          [contractId, c.readers, c.createdAt],
-        );
-      }
-      length = 0;
-    } else {
-      // The row lock serialises appends of this contract across every instance until COMMIT.
-      const [row] = (
-        await client.query<{ head: string; length: number }>(
-          "SELECT head, length FROM contracts WHERE id = $1 FOR UPDATE",
-          [contractId],
-        )
-      ).rows;
-      if (row === undefined) throw conflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
-      if (row.head !== expectedHead)
-        throw conflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
-      length = row.length;
-    }
-    // The caller computed positions from the head it validated against; they must line up.
-    let parent = expectedHead;
-    for (const [i, c] of commits.entries()) {
-      if (c.index !== length + i || c.parent !== parent) {
-        throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
-      }
-      parent = c.hash;
-    }
-    await insertCommits(client, contractId, commits);
-    await client.query("UPDATE contracts SET head = $1, length = $2 WHERE id = $3", [
-      parent,
-      length + commits.length,
-      contractId,
-    ]);
-    if (extras.assetEffects !== undefined) await applyPgAssetEffects(client, extras.assetEffects);
-    // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
-    await client.query("SELECT pg_notify($1, $2)", [this.channel, `${contractId}:${length + commits.length - 1}`]);
   }
 
   async *readCommits(contractId: string, from = 0, to?: number): AsyncIterable<StoredCommit> {

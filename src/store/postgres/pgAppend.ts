@@ -1,0 +1,92 @@
+import type pg from "pg";
+import { ContractError } from "../../contract/ContractError.js";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import type { AppendExtras } from "../Store.js";
+import { applyPgAssetEffects } from "./pgAssetEffects.js";
+import { insertCommits } from "./pgCommitRows.js";
+
+function conflict(contractId: string, head: string | null, message: string): ContractError {
+  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
+}
+
+/** Head check under the row lock, one batched insert, head update, asset effects, party index, NOTIFY. */
+export async function appendInTransaction(
+  client: pg.PoolClient,
+  channel: string,
+  contractId: string,
+  expectedHead: string | null,
+  commits: StoredCommit[],
+  extras: AppendExtras,
+): Promise<void> {
+  let length: number;
+  if (expectedHead === null) {
+    const c = extras.contract;
+    // Checked before the INSERT so a missing record is INTERNAL, as in the SQLite store,
+    // unless the contract exists (then CONFLICT wins there too).
+    if (c === undefined) {
+      const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
+        .rows;
+      if (row !== undefined) throw conflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      throw new ContractError("INTERNAL", "Cannot create a contract without its record");
+    }
+    // ON CONFLICT waits for a concurrent creator to finish, then reports the row: the
+    // primary key serialises creation across instances without a separate lock.
+    const created = await client.query(
+      `INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES ($1, $2, $3, $4, 0, $5)
+         ON CONFLICT (id) DO NOTHING`,
+      [contractId, c.owner, c.createdAt, commits[0]!.hash, c.private ? 1 : 0],
+    );
+    if (created.rowCount !== 1) {
+      const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
+        .rows;
+      throw conflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
+    }
+    if ((c.readers ?? []).length > 0) {
+      await client.query(
+        `INSERT INTO grants (contract_id, identity, role, granted_at)
+           SELECT $1, r, 'reader', $3 FROM unnest($2::text[]) AS r ON CONFLICT DO NOTHING`,
+        [contractId, c.readers, c.createdAt],
+      );
+    }
+    length = 0;
+  } else {
+    // The row lock serialises appends of this contract across every instance until COMMIT.
+    const [row] = (
+      await client.query<{ head: string; length: number }>(
+        "SELECT head, length FROM contracts WHERE id = $1 FOR UPDATE",
+        [contractId],
+      )
+    ).rows;
+    if (row === undefined) throw conflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
+    if (row.head !== expectedHead)
+      throw conflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
+    length = row.length;
+  }
+  // The caller computed positions from the head it validated against; they must line up.
+  let parent = expectedHead;
+  for (const [i, c] of commits.entries()) {
+    if (c.index !== length + i || c.parent !== parent) {
+      throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
+    }
+    parent = c.hash;
+  }
+  await insertCommits(client, contractId, commits);
+  await client.query("UPDATE contracts SET head = $1, length = $2 WHERE id = $3", [
+    parent,
+    length + commits.length,
+    contractId,
+  ]);
+  if (extras.assetEffects !== undefined) await applyPgAssetEffects(client, extras.assetEffects);
+  if (extras.parties !== undefined && extras.parties.length > 0) {
+    // Last write per path wins; one row per path, since ON CONFLICT DO UPDATE may not touch a row twice.
+    const last = new Map(extras.parties.map((p) => [p.path, p.identity]));
+    await client.query(
+      `INSERT INTO party_paths (contract_id, path, identity)
+         SELECT $1, p, i FROM unnest($2::text[], $3::text[]) AS t(p, i)
+         ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+      [contractId, [...last.keys()], [...last.values()]],
+    );
+  }
+  // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
+  await client.query("SELECT pg_notify($1, $2)", [channel, `${contractId}:${length + commits.length - 1}`]);
+}
