@@ -160,7 +160,7 @@ export class AssetLedger implements AssetHooks {
 
   private async recv(contractId: string, commitHash: string, v: RecvValue): Promise<void> {
     const hash = v.send_commit_id;
-    const send = this.sends.get(hash) ?? (await this.store.getSend(hash));
+    const send: SendRecord | null = this.sends.get(hash) ?? (await this.store.getSend(hash));
     if (send === null)
       assetReject("RECV", `SEND ${hash} not found`, -32030, "send_not_found", { send_commit_id: hash });
     if (send.to !== contractId) {

@@ -1,0 +1,81 @@
+/**
+ * checkAssetInvariants (PROTOCOL.md §12 verify): clean on a hub's store, including private
+ * contracts reached only through SENDs and RECVs; and each kind of damage to the asset
+ * tables (a balance, a receipt, an asset row, a SEND row) is reported for its contract.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import { checkAssetInvariants } from "../src/hub/assets/checkAssetInvariants.js";
+import { contracts, create, recv, send } from "./asset-fixtures.js";
+import { Actor, cleanup, openHub, tempDir } from "./hub-fixtures.js";
+
+after(cleanup);
+
+/** A store with a public issuer "pub", a private holder "priv" and a private issuer "vault". */
+async function world(dir: string) {
+  const hub = await openHub(dir);
+  const alice = new Actor("alice");
+  await contracts(hub, alice, "pub");
+  for (const id of ["priv", "vault"])
+    await hub.createContract(alice.caller, { contract_id: id, model: null, rules: [], readers: [alice.identity] });
+  await create(hub, alice, "pub", "p", 100);
+  await create(hub, alice, "vault", "v", 50);
+  await recv(hub, alice, "priv", await send(hub, alice, "pub", "p", "priv", 40));
+  await recv(hub, alice, "pub", await send(hub, alice, "vault", "v", "pub", 5));
+  const pending = await send(hub, alice, "priv", "p", "pub", 10);
+  await hub.close();
+  return { pending };
+}
+
+/** Runs `sql` on the hub's SQLite file (the damage), then the check over every contract. */
+async function damaged(sql: string, params: unknown[] = []) {
+  const dir = tempDir();
+  const w = await world(dir);
+  const db = new Database(join(dir, "hub.sqlite"));
+  db.prepare(sql).run(...params.map((p) => (typeof p === "function" ? p(w) : p)));
+  db.close();
+  const hub = await openHub(dir);
+  try {
+    return await checkAssetInvariants(hub.store, ["pub", "priv", "vault"]);
+  } finally {
+    await hub.close();
+  }
+}
+
+describe("checkAssetInvariants", () => {
+  it("is clean on an intact store and reaches private contracts from the public ones", async () => {
+    const dir = tempDir();
+    await world(dir);
+    const hub = await openHub(dir);
+    const report = await checkAssetInvariants(hub.store);
+    assert.deepEqual(report.issues, []);
+    assert.deepEqual([...report.contracts].sort(), ["priv", "pub", "vault"]);
+    assert.equal(report.assets, 2);
+    assert.equal(report.sends, 3);
+    await hub.close();
+  });
+
+  const cases: Array<[string, string, unknown[], string]> = [
+    ["a balance", "UPDATE balances SET amount = amount + 1 WHERE contract_id = 'priv'", [], "priv"],
+    ["a receipt", "DELETE FROM receipts WHERE contract_id = 'pub'", [], "vault"],
+    ["an asset row", "UPDATE assets SET quantity = 99 WHERE issuer = 'pub'", [], "pub"],
+    [
+      "a SEND row",
+      "UPDATE sends SET amount = 9 WHERE commit_hash = ?",
+      [(w: { pending: string }) => w.pending],
+      "priv",
+    ],
+  ];
+  for (const [what, sql, params, contract] of cases) {
+    it(`reports damage to ${what}`, async () => {
+      const report = await damaged(sql, params);
+      assert.equal(report.ok, false);
+      assert.ok(
+        report.issues.some((i) => i.contract_id === contract),
+        JSON.stringify(report.issues),
+      );
+    });
+  }
+});
