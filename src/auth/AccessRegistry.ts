@@ -99,6 +99,12 @@ export class AccessRegistry {
     return { access_key: access, revoked_at: revoked.revokedAt ?? this.#now() };
   }
 
+  /** True while `accessKey` is registered and unrevoked (sessions re-check it: another instance may have revoked it). */
+  async isActive(accessKey: string): Promise<boolean> {
+    const record = await this.#store.getAccessKey(accessKey);
+    return record !== null && record.revokedAt === null;
+  }
+
   /** Calls `listener(accessKey)` after each revocation; returns the unsubscribe function. */
   onRevoke(listener: (accessKey: string) => void): () => void {
     this.#revokeListeners.add(listener);

@@ -64,6 +64,8 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     authenticator: new Authenticator({ store }),
     registry: new AccessRegistry({ store }),
     rateLimit: config.rateLimit,
+    // Behind a reverse proxy (docs/security.md): "true", or the proxy addresses, comma-separated.
+    ...(env.HUB_TRUST_PROXY ? { trustProxy: env.HUB_TRUST_PROXY === "true" ? true : env.HUB_TRUST_PROXY } : {}),
     logger,
     version: deps.version,
   };

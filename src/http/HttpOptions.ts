@@ -3,6 +3,7 @@ import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { Authenticator } from "../auth/Authenticator.js";
 import type { Limits } from "../contract/limits.js";
 import type { HubServices } from "./HubServices.js";
+import type { RateLimiter } from "./RateLimiter.js";
 
 /** Everything the HTTP, JSON-RPC and WebSocket adapters need. */
 export interface HttpOptions {
@@ -11,8 +12,15 @@ export interface HttpOptions {
   registry: AccessRegistry;
   /** Overrides of PROTOCOL.md §13 limits (body sizes, JSON depth, batch size). */
   limits?: Partial<Limits>;
-  /** Requests per second per key (0 = off; default 500). */
+  /** Requests per second per key (0 = off; default 500, bursts of twice that). */
   rateLimit?: number;
+  /** A limiter to share (tests pin its clock); default: one per options object, built from `rateLimit`. */
+  rateLimiter?: RateLimiter;
+  /**
+   * Behind a reverse proxy: trust its `X-Forwarded-For` for the client address that anonymous
+   * requests are rate-limited by (fastify's `trustProxy`: true, or a list of proxy addresses).
+   */
+  trustProxy?: boolean | string;
   /** pino logger for request lines and internal errors; false for none. */
   logger?: Logger | false;
   /** Hub version reported in the WebSocket hello. */

@@ -12,6 +12,8 @@ export interface HubExtras {
   synthesize?(caller: Caller, body: Record<string, unknown>): Promise<unknown>;
   listTemplates?(): unknown;
   getTemplate?(id: string): unknown;
+  /** Tells sessions that an identity's grant on a contract changed, so subscribers re-check read access. */
+  onAccessChange?(listener: (contractId: string, identity: string) => void): () => void;
 }
 
 export type HubServices = HubApi & HubExtras;

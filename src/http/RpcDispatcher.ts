@@ -25,6 +25,8 @@ export interface RpcDispatcherOptions {
   maxDepth: number;
   /** Requests larger than this (bytes) may only call `largeBody` methods. */
   bodyBytes: number;
+  /** Cheap checks of any method's params before its schema walks them (count limits). */
+  precheck?: (params: Record<string, unknown>) => void;
   /** Called with unexpected errors (logged with their stack, never sent). */
   onInternal?: (err: unknown, method: string) => void;
 }
@@ -118,6 +120,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
           field: "params",
         });
       }
+      this.#options.precheck?.(p as Record<string, unknown>);
       if (!entry.check.Check(p)) {
         const first = [...entry.check.Errors(p)][0];
         const field = errorField("params", first);

@@ -11,9 +11,11 @@ import { ContractError } from "../contract/ContractError.js";
 import { formatIdentity } from "../contract/hex.js";
 import type { Caller, CommitEvent } from "../hub/HubApi.js";
 import type { HttpOptions } from "./HttpOptions.js";
-import type { RpcDispatcher } from "./RpcDispatcher.js";
+import { limiterFor } from "./RateLimiter.js";
+import { failure, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
 import * as S from "./schemas.js";
+import { toContractError } from "./toContractError.js";
 
 /** RPC context of a socket call: the session is reachable for the socket-only methods. */
 export interface SocketContext extends RpcContext {
@@ -40,23 +42,41 @@ export class SocketSession {
   #next = 1;
   #closed = false;
 
-  constructor(socket: WebSocket, caller: Caller, options: HttpOptions) {
+  readonly #address: string;
+
+  constructor(socket: WebSocket, caller: Caller, options: HttpOptions, address = "unknown") {
     this.#socket = socket;
     this.caller = caller;
     this.#options = options;
+    this.#address = address;
   }
 
   /** Starts the session: hello, then one JSON-RPC exchange per text frame. */
   start(dispatcher: RpcDispatcher<SocketContext>): void {
     const stopRevoke = this.#options.registry.onRevoke((key) => this.#onRevoked(key));
+    const stopAccess =
+      this.#options.hub.onAccessChange?.((contractId, identity) => {
+        if (identity === this.caller.identity) void this.#recheck(contractId);
+      }) ?? (() => {});
     this.#socket.on("close", () => {
       this.#closed = true;
       stopRevoke();
+      stopAccess();
       for (const sub of this.#subs.values()) sub.stop?.();
       this.#subs.clear();
     });
     this.#socket.on("message", async (data, isBinary) => {
       const text = isBinary ? "" : data.toString();
+      // Each frame is a request: it spends the key's (or the address's) tokens, and a key
+      // revoked elsewhere (another hub instance) is noticed before the frame runs.
+      const key = this.caller.accessKey;
+      try {
+        limiterFor(this.#options).take(key ?? `ip:${this.#address}`);
+      } catch (err) {
+        this.send(failure(null, toRpcError(toContractError(err))));
+        return;
+      }
+      if (key !== null && !(await this.#options.registry.isActive(key))) this.#onRevoked(key);
       const ctx: SocketContext = {
         hub: this.#options.hub,
         registry: this.#options.registry,
@@ -135,15 +155,31 @@ export class SocketSession {
   #onRevoked(accessKey: string): void {
     if (this.caller.accessKey !== accessKey) return;
     this.caller = { identity: null, accessKey: null };
-    for (const [id, sub] of this.#subs) {
-      sub.stop?.();
-      this.send({
-        jsonrpc: "2.0",
-        method: "subscription_closed",
-        params: { subscription: id, contract_id: sub.contractId, reason: "access_key_revoked" },
-      });
-    }
-    this.#subs.clear();
+    for (const id of [...this.#subs.keys()]) this.#close(id, "access_key_revoked");
+  }
+
+  /** After a grant change: subscriptions to `contractId` the caller may no longer read end (PROTOCOL.md §9). */
+  async #recheck(contractId: string): Promise<void> {
+    const ids = [...this.#subs].filter(([, sub]) => sub.contractId === contractId).map(([id]) => id);
+    if (ids.length === 0) return;
+    // The hub's own read check decides; any refusal (404 for a private contract) closes them.
+    const readable = await this.#options.hub.getState(this.caller, contractId).then(
+      () => true,
+      () => false,
+    );
+    if (!readable) for (const id of ids) this.#close(id, "access_lost");
+  }
+
+  #close(id: string, reason: string): void {
+    const sub = this.#subs.get(id);
+    if (!sub) return;
+    sub.stop?.();
+    this.#subs.delete(id);
+    this.send({
+      jsonrpc: "2.0",
+      method: "subscription_closed",
+      params: { subscription: id, contract_id: sub.contractId, reason },
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import { withLimits } from "../contract/limits.js";
+import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
@@ -33,6 +34,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
       url: route.url,
       config: { auth: route.auth },
       ...(route.largeBody ? { bodyLimit: limits.pushBodyBytes } : {}),
+      ...(route.method === "POST" ? { preValidation: async (request) => checkCountLimits(request.body, limits) } : {}),
       schema: {
         summary: route.summary,
         ...(route.schema.params ? { params: route.schema.params } : {}),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { withLimits } from "../contract/limits.js";
+import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { failure, RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
@@ -16,6 +17,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
     maxBatch: limits.rpcBatch,
     maxDepth: limits.jsonDepth,
     bodyBytes: limits.bodyBytes,
+    precheck: (params) => checkCountLimits(params, limits),
     onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error in JSON-RPC"),
   });
   app.post(

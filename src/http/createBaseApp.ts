@@ -5,12 +5,13 @@
  */
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { Authenticator } from "../auth/Authenticator.js";
 import { ContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { parseJsonBody } from "./parseJsonBody.js";
-import { RateLimiter } from "./RateLimiter.js";
+import { limiterFor } from "./RateLimiter.js";
 import { toContractError } from "./toContractError.js";
 import { validatorCompiler } from "./validatorCompiler.js";
 
@@ -43,6 +44,7 @@ export async function createBaseApp(
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyBytes,
     return503OnClosing: true,
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
   });
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; bodies are written as-is so no field is ever dropped.
@@ -62,11 +64,23 @@ export async function createBaseApp(
     }
   });
 
-  const limiter = new RateLimiter(options.rateLimit ?? 500);
+  const limiter = limiterFor(options);
+  // Anonymous requests count against their address before the body is read or parsed.
+  app.addHook("onRequest", async (request) => {
+    if (!Authenticator.hasCredentials(request.headers)) limiter.take(`ip:${request.ip}`);
+  });
   app.addHook("preHandler", async (request) => {
     request.rawBody ??= EMPTY;
-    request.caller = await resolveCaller(options, request);
-    limiter.take(request.caller.accessKey ?? `ip:${request.ip}`);
+    const byIp = `ip:${request.ip}`;
+    // A failed authentication counts against the address, so forged signatures cannot be
+    // tried without limit; a verified one against its access key.
+    try {
+      request.caller = await resolveCaller(options, request);
+    } catch (err) {
+      limiter.take(byIp);
+      throw err;
+    }
+    if (request.caller.accessKey !== null) limiter.take(request.caller.accessKey);
   });
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
@@ -84,6 +98,9 @@ export async function createBaseApp(
   app.setErrorHandler((err, request, reply) => {
     const mapped = toContractError(err, request.routeOptions?.bodyLimit);
     if (mapped.httpStatus >= 500) request.log.error({ err }, `${mapped.code} error`);
+    const retryAfter = mapped.details?.retry_after;
+    if (mapped.code === "RATE_LIMITED" && typeof retryAfter === "number")
+      reply.header("retry-after", String(retryAfter));
     reply.code(mapped.httpStatus).type("application/json").send(errorBody(mapped));
   });
   app.setNotFoundHandler((request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { withLimits } from "../contract/limits.js";
+import { checkCountLimits } from "./countLimits.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { RpcDispatcher } from "./RpcDispatcher.js";
 import { SOCKET_METHODS, type SocketContext, SocketSession } from "./SocketSession.js";
@@ -11,9 +12,10 @@ export function registerSocketRoute(app: FastifyInstance, options: HttpOptions):
     maxBatch: limits.rpcBatch,
     maxDepth: limits.jsonDepth,
     bodyBytes: limits.bodyBytes,
+    precheck: (params) => checkCountLimits(params, limits),
     onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error over /ws"),
   });
   app.get("/ws", { websocket: true, config: { auth: "optional" } }, (socket, request) => {
-    new SocketSession(socket, request.caller, options).start(dispatcher);
+    new SocketSession(socket, request.caller, options, request.ip).start(dispatcher);
   });
 }

@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
 import type { AppendExtras, ContractRecord, GrantRole, Store } from "../store/Store.js";
 import { SqliteStore } from "../store/sqlite/SqliteStore.js";
-import { type AccessFacts, canRead, canWrite } from "./acl.js";
+import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { ContractCache } from "./ContractCache.js";
 import { decodedCommits, replayReachesHead } from "./corruptionChecks.js";
@@ -77,6 +77,7 @@ export class Hub implements HubApi {
   private readonly onError: (err: unknown) => void;
   private readonly ownsStore: boolean;
   private readonly loading = new Map<string, Promise<ContractState>>();
+  private readonly accessListeners = new Set<(contractId: string, identity: string) => void>();
 
   constructor(options: HubOptions, ownsStore = false) {
     this.store = options.store;
@@ -154,8 +155,10 @@ export class Hub implements HubApi {
 
   /** Stores commits at `expectedHead`; a CONFLICT means another process moved the head, so the cache is dropped. */
   async append(id: string, expectedHead: string | null, commits: StoredCommit[], extras?: AppendExtras): Promise<void> {
+    // Every append path comes through here, so the party index cannot miss a `.id` write.
+    const parties = partyPaths(commits);
     try {
-      await this.store.appendCommits(id, expectedHead, commits, extras);
+      await this.store.appendCommits(id, expectedHead, commits, parties.length > 0 ? { ...extras, parties } : extras);
     } catch (err) {
       if (isContractError(err, "CONFLICT")) this.cache.delete(id);
       throw err;
@@ -205,9 +208,16 @@ export class Hub implements HubApi {
     return this.locks.run(id, async () => {
       const existing = await this.store.getContract(id);
       if (existing !== null) {
+        // The id is taken either way; the head of a private contract is only told to its readers.
+        const readable =
+          !existing.private ||
+          (await this.access(caller, id, "read").then(
+            () => true,
+            () => false,
+          ));
         throw new ContractError("CONFLICT", `Contract ${id} already exists`, {
           reason: "contract_exists",
-          head: existing.head,
+          ...(readable ? { head: existing.head } : {}),
         });
       }
       const timestamp = this.now();
@@ -254,8 +264,17 @@ export class Hub implements HubApi {
     const role = body?.role;
     if (role !== "reader" && role !== "writer" && role !== "none")
       throw new ContractError("INVALID_REQUEST", "Invalid role: expected reader, writer or none", { reason: "role" });
-    await this.store.setGrant(id, identity.slice(IDENTITY_PREFIX.length), role as GrantRole | "none", this.now());
+    const hex = identity.slice(IDENTITY_PREFIX.length);
+    await this.store.setGrant(id, hex, role as GrantRole | "none", this.now());
+    // Subscribers re-check their access: one who lost read access is cut off (PROTOCOL.md §9).
+    for (const listener of this.accessListeners) listener(id, hex);
     return { contract_id: id, identity, role };
+  }
+
+  /** Calls `listener(contractId, identity)` after the identity's grant on a contract changed; returns the unsubscribe function. */
+  onAccessChange(listener: (contractId: string, identity: string) => void): () => void {
+    this.accessListeners.add(listener);
+    return () => this.accessListeners.delete(listener);
   }
 
   /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
