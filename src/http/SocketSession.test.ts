@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { test } from "node:test";
 import { WebSocket } from "ws";
 import { socketAuthParams } from "../auth/signRequest.js";
-import { testApp } from "./testing/testApps.js";
+import { type Principal, postsAfter, type TestApp, testApp } from "./testing/testApps.js";
 
 type Msg = {
   id?: unknown;
@@ -35,18 +35,26 @@ async function connect(port: number) {
   return { ws, next, request };
 }
 
-async function withServer(
-  kind: "rest" | "rpc",
-  fn: (t: Awaited<ReturnType<typeof testApp>>, port: number) => Promise<void>,
-) {
+async function withServer(kind: "rest" | "rpc", fn: (t: TestApp, port: number) => Promise<void>) {
   const t = await testApp(kind);
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   try {
     await fn(t, (t.app.server.address() as { port: number }).port);
   } finally {
-    await t.app.close();
+    await t.close();
   }
 }
+
+/** A connection authenticated as `p` (default: the app's owner). */
+async function authenticated(t: TestApp, port: number, p: Principal = t.owner) {
+  const c = await connect(port);
+  const hello = await c.next();
+  const auth = await c.request("authenticate", socketAuthParams(p.access.seed, String(hello.params?.challenge)));
+  assert.equal(auth.result?.access_key, p.access.publicKey.toString("hex"));
+  return c;
+}
+
+const indexOf = (m: Msg) => (m.params?.commit as { index: number } | undefined)?.index;
 
 test("hello, JSON-RPC over the socket, and parse errors", async () => {
   await withServer("rest", async (_t, port) => {
@@ -67,56 +75,122 @@ test("hello, JSON-RPC over the socket, and parse errors", async () => {
 
 test("authenticate, subscribe with replay before live events, unsubscribe", async () => {
   await withServer("rpc", async (t, port) => {
+    const { id, head } = await t.contract();
     const c = await connect(port);
     const hello = await c.next();
     const bad = await c.request("authenticate", { key: "00".repeat(32), signature: "00".repeat(64) });
     assert.equal(bad.error?.code, -32001);
-    const auth = await c.request("authenticate", socketAuthParams(t.access.seed, String(hello.params?.challenge)));
-    assert.equal(auth.result?.access_key, t.access.publicKey.toString("hex"));
+    const auth = await c.request(
+      "authenticate",
+      socketAuthParams(t.owner.access.seed, String(hello.params?.challenge)),
+    );
+    assert.equal(auth.result?.access_key, t.owner.access.publicKey.toString("hex"));
 
-    const sub = await c.request("subscribe", { contract_id: "abc", since: 0 });
+    const sub = await c.request("subscribe", { contract_id: id, since: 0 });
     const subscription = sub.result?.subscription;
     assert.equal(typeof subscription, "string");
-    assert.equal(t.hub.last("subscribe")?.caller?.identity, t.identity.publicKey.toString("hex"));
-    assert.deepEqual(t.hub.last("subscribe")?.args, ["abc", 0]);
     const replayed = await c.next();
     assert.equal(replayed.method, "commit");
     assert.equal(replayed.params?.subscription, subscription);
-    assert.equal((replayed.params?.commit as { index: number } | undefined)?.index, 0);
+    assert.equal(indexOf(replayed), 0);
 
-    t.hub.listeners.get("abc")!({
-      contract_id: "abc",
-      commit: { index: 1, hash: "b".repeat(64), method: "post", signers: [], timestamp: 2 },
-      state: {} as never,
-    });
+    await t.hub.push(t.owner.caller, id, { commits: postsAfter(id, head, 1) });
     const live = await c.next();
-    assert.equal((live.params?.commit as { index: number } | undefined)?.index, 1);
+    assert.equal(indexOf(live), 1);
 
     const nf = await c.request("subscribe", { contract_id: "missing" });
     assert.equal(nf.error?.code, -32004);
     const un = await c.request("unsubscribe", { subscription });
     assert.equal(un.result?.unsubscribed, true);
-    assert.equal(t.hub.listeners.has("abc"), false);
+    assert.equal(t.hub.bus.hasListeners(id), false);
     const again = await c.request("unsubscribe", { subscription });
     assert.equal(again.error?.code, -32004);
     c.ws.close();
   });
 });
 
-test("revoking the socket's key closes its subscriptions", async () => {
+test("revoking the socket's key closes its subscriptions and de-authenticates the socket", async () => {
   await withServer("rest", async (t, port) => {
-    const c = await connect(port);
-    const hello = await c.next();
-    await c.request("authenticate", socketAuthParams(t.access.seed, String(hello.params?.challenge)));
-    const sub = await c.request("subscribe", { contract_id: "abc" });
+    const { id } = await t.contract();
+    const c = await authenticated(t, port);
+    const sub = await c.request("subscribe", { contract_id: id, since: 0 });
     assert.equal((await c.next()).method, "commit");
-    const key = t.access.publicKey.toString("hex");
+    const key = t.owner.access.publicKey.toString("hex");
     const revoked = await t.signed({ method: "POST", url: "/access/revoke", body: { access_key: key } });
     assert.equal(revoked.statusCode, 200, revoked.body);
     const closed = await c.next();
     assert.equal(closed.method, "subscription_closed");
     assert.equal(closed.params?.subscription, sub.result?.subscription);
-    assert.equal(t.hub.listeners.has("abc"), false);
+    assert.equal(closed.params?.reason, "access_key_revoked");
+    assert.equal(t.hub.bus.hasListeners(id), false);
+    const write = await c.request("createContract", { model: null, rules: [] });
+    assert.equal(write.error?.code, -32001);
     c.ws.close();
+  });
+});
+
+test("a key revoked where this session cannot hear it (another instance) is refused at the next frame", async () => {
+  await withServer("rest", async (t, port) => {
+    const { id } = await t.contract();
+    const c = await authenticated(t, port);
+    const sub = await c.request("subscribe", { contract_id: id });
+    // Straight in the store: no revocation event reaches this process, as with a second hub on one database.
+    await t.hub.store.revokeAccessKey(t.owner.access.publicKey.toString("hex"), 1);
+    c.ws.send(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "createContract", params: { model: null, rules: [] } }));
+    const closed = await c.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, sub.result?.subscription);
+    const answer = await c.next();
+    assert.equal(answer.id, 99);
+    assert.equal(answer.error?.code, -32001);
+    c.ws.close();
+  });
+});
+
+test("a reader granted none loses its subscription to a private contract; the owner keeps its own", async () => {
+  await withServer("rest", async (t, port) => {
+    const reader = await t.principal();
+    const { id, head } = await t.contract({ model: null, rules: [], readers: [reader.key] });
+    const r = await authenticated(t, port, reader);
+    const o = await authenticated(t, port);
+    const rs = await r.request("subscribe", { contract_id: id });
+    const os = await o.request("subscribe", { contract_id: id });
+    const none = await t.signed({
+      method: "POST",
+      url: `/contracts/${id}/grant`,
+      body: { identity: reader.key, role: "none" },
+    });
+    assert.equal(none.statusCode, 200, none.body);
+    const closed = await r.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, rs.result?.subscription);
+    assert.equal(closed.params?.reason, "access_lost");
+    await t.hub.push(t.owner.caller, id, { commits: postsAfter(id, head, 1) });
+    const live = await o.next();
+    assert.equal(live.params?.subscription, os.result?.subscription);
+    assert.equal(indexOf(live), 1);
+    // The reader got nothing more: its next message is the answer to its next request.
+    const again = await r.request("subscribe", { contract_id: id });
+    assert.equal(again.error?.code, -32004);
+    r.ws.close();
+    o.ws.close();
+  });
+});
+
+test("a stranger subscribing to a private contract gets the error of a missing contract", async () => {
+  await withServer("rest", async (t, port) => {
+    const { id } = await t.contract({ model: null, rules: [], readers: [] });
+    const anon = await connect(port);
+    await anon.next();
+    const stranger = await authenticated(t, port, await t.principal());
+    const owner = await authenticated(t, port);
+    const missing = await anon.request("subscribe", { contract_id: "no-such-contract" });
+    const hidden = await anon.request("subscribe", { contract_id: id });
+    const hidden2 = await stranger.request("subscribe", { contract_id: id });
+    assert.equal(missing.error?.code, -32004);
+    assert.deepEqual([hidden.error?.code, hidden2.error?.code], [-32004, -32004]);
+    const mine = await owner.request("subscribe", { contract_id: id });
+    assert.equal(typeof mine.result?.subscription, "string");
+    for (const c of [anon, stranger, owner]) c.ws.close();
   });
 });

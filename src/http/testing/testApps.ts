@@ -1,63 +1,110 @@
-/** Test fixtures: the REST and RPC apps over a StubHub and an in-memory key store, with a registered key. */
+/**
+ * Test fixtures of the adapters: the REST or JSON-RPC app over a real Hub on a temporary
+ * SQLite store (no stand-ins: what the routes answer is what the hub decides), driven
+ * in-process through fastify's `inject`, with principals registered through the real registry.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
 import { AccessRegistry } from "../../auth/AccessRegistry.js";
 import { Authenticator } from "../../auth/Authenticator.js";
-import { MemoryAuthStore } from "../../auth/MemoryAuthStore.js";
 import { registrationBody, signRequest } from "../../auth/signRequest.js";
+import type { WireCommit } from "../../contract/Commit.js";
+import { buildCommit, genesisData } from "../../contract/engine.js";
 import { generateKeyPair, type RawKeyPair } from "../../contract/keys.js";
-import type { Limits } from "../../contract/limits.js";
+import { type Limits, withLimits } from "../../contract/limits.js";
+import { Hub } from "../../hub/Hub.js";
+import type { Caller, CreateContractBody } from "../../hub/HubApi.js";
+import { hubOperations, hubTemplates } from "../../synthesis/hubOperations.js";
 import { buildRestApp } from "../buildRestApp.js";
 import { buildRpcApp } from "../buildRpcApp.js";
 import type { HttpOptions } from "../HttpOptions.js";
-import { StubHub } from "./StubHub.js";
+
+/** A registered identity with one access key. */
+export interface Principal {
+  identity: RawKeyPair;
+  access: RawKeyPair;
+  /** Identity key, lower-case hex (as stored at `.id` paths and in grants). */
+  key: string;
+  /** The caller the hub sees for this principal's signed requests. */
+  caller: Caller;
+}
+
+export interface SignedInject {
+  method: "GET" | "POST" | "HEAD";
+  url: string;
+  body?: unknown;
+  /** Exact body text (wins over `body`). */
+  raw?: string;
+  headers?: Record<string, string>;
+  /** Who signs (default: the app's first principal). */
+  as?: Principal;
+}
 
 export interface TestApp {
   app: FastifyInstance;
-  hub: StubHub;
-  store: MemoryAuthStore;
+  hub: Hub;
   options: HttpOptions;
-  identity: RawKeyPair;
-  access: RawKeyPair;
-  /** Injects a request signed with the registered access key (body sent as the exact bytes signed). */
-  signed(opts: {
-    method: "GET" | "POST";
-    url: string;
-    body?: unknown;
-    raw?: string;
-    headers?: Record<string, string>;
-  }): Promise<LightMyRequestResponse>;
+  /** The first registered principal. */
+  owner: Principal;
+  /** Registers a new identity with a fresh access key. */
+  principal(): Promise<Principal>;
+  /** Injects a request signed by `as` (default: owner), the body sent as the exact bytes signed. */
+  signed(opts: SignedInject): Promise<LightMyRequestResponse>;
+  /** Creates a contract through the hub as `as` (default: owner); returns its genesis hash too. */
+  contract(body?: CreateContractBody, as?: Principal): Promise<{ id: string; head: string }>;
+  /** Closes the app and the hub and removes the store. */
+  close(): Promise<void>;
 }
 
-/** Builds an app (REST unless `kind` is "rpc") with one registered identity and access key. */
-export async function testApp(
-  kind: "rest" | "rpc" = "rest",
-  extra: { limits?: Partial<Limits>; rateLimit?: number; now?: () => number } = {},
-): Promise<TestApp> {
-  const store = new MemoryAuthStore();
-  const hub = new StubHub();
+export interface TestAppOptions {
+  limits?: Partial<Limits>;
+  rateLimit?: number;
+  now?: () => number;
+  /** Attach synthesis and templates (HubExtras) as `contract-hub start` does (default true). */
+  extras?: boolean;
+}
+
+/** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
+export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), "hub-http-test-"));
+  const core = await Hub.open({
+    dataDir: dir,
+    templates: hubTemplates,
+    ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
+  });
+  const hub = extra.extras === false ? core : Object.assign(core, hubOperations({}));
   const options: HttpOptions = {
     hub,
-    authenticator: new Authenticator({ store, ...(extra.now ? { now: extra.now } : {}) }),
-    registry: new AccessRegistry({ store }),
+    authenticator: new Authenticator({ store: hub.store, ...(extra.now ? { now: extra.now } : {}) }),
+    registry: new AccessRegistry({ store: hub.store }),
     rateLimit: extra.rateLimit ?? 0,
     logger: false,
     ...(extra.limits ? { limits: extra.limits } : {}),
   };
   const app = kind === "rest" ? await buildRestApp(options) : await buildRpcApp(options);
   await app.ready();
-  const identity = generateKeyPair();
-  const access = generateKeyPair();
-  await options.registry.register(registrationBody(identity.seed, access.seed));
+
+  const principal = async (): Promise<Principal> => {
+    const identity = generateKeyPair();
+    const access = generateKeyPair();
+    await options.registry.register(registrationBody(identity.seed, access.seed));
+    const key = identity.publicKey.toString("hex");
+    return { identity, access, key, caller: { identity: key, accessKey: access.publicKey.toString("hex") } };
+  };
+  const owner = await principal();
+
   return {
     app,
     hub,
-    store,
     options,
-    identity,
-    access,
+    owner,
+    principal,
     signed: (o) => {
       const raw = o.raw ?? (o.body === undefined ? "" : JSON.stringify(o.body));
-      const headers = { ...signRequest(access.seed, { method: o.method, url: o.url, body: raw }), ...o.headers };
+      const signer = (o.as ?? owner).access.seed;
+      const headers = { ...signRequest(signer, { method: o.method, url: o.url, body: raw }), ...o.headers };
       const req: InjectOptions = { method: o.method, url: o.url, headers };
       if (raw !== "") {
         req.payload = raw;
@@ -65,5 +112,31 @@ export async function testApp(
       }
       return app.inject(req);
     },
+    contract: async (body = { model: null, rules: [] }, as = owner) => {
+      const { contract_id } = await hub.createContract(as.caller, body);
+      const state = await hub.getState(as.caller, contract_id);
+      return { id: contract_id, head: state.head };
+    },
+    close: async () => {
+      await app.close();
+      await hub.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
+}
+
+/** A genesis commit owned by `owner` for a push creating `id` (initial posts in `state`). */
+export function genesisFor(id: string, owner: Principal, state: Record<string, unknown> = {}): WireCommit {
+  return buildCommit(id, null, genesisData({ model: null, rules: [], owner: owner.key, state }));
+}
+
+/** `n` unsigned post commits after `parent` (contracts without a model accept them from writers). */
+export function postsAfter(id: string, parent: string, n: number, tag = "n"): WireCommit[] {
+  const out: WireCommit[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = buildCommit(id, parent, [{ method: "post", path: `/notes/${tag}${i}.text`, value: `${tag}${i}` }]);
+    out.push(c);
+    parent = c.hash;
+  }
+  return out;
 }
