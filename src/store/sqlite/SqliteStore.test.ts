@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
+import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
@@ -61,7 +62,7 @@ describe("SqliteStore", () => {
     const dir = tempDir();
     const store = await SqliteStore.open({ dataDir: dir });
     const [genesis] = testChain("p", 1);
-    const data = [
+    const data: Operation[] = [
       { method: "post", path: "/users/a.id", value: OTHER },
       { method: "post", path: "/users/b.id", value: OTHER },
       { method: "post", path: "/users/b.id", value: "ef".repeat(32) },
