@@ -7,6 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { verifyStore } from "../src/cli/verify/verifyStore.js";
+import { assetStoreCheck } from "../src/hub/assets/assetStoreCheck.js";
 import { checkAssetInvariants } from "../src/hub/assets/checkAssetInvariants.js";
 import { contracts, create, recv, send } from "./asset-fixtures.js";
 import { Actor, cleanup, openHub, tempDir } from "./hub-fixtures.js";
@@ -78,4 +80,26 @@ describe("checkAssetInvariants", () => {
       );
     });
   }
+});
+
+describe("verify's asset check", () => {
+  it("marks the contract whose asset tables are damaged, and only it", async () => {
+    const dir = tempDir();
+    await world(dir);
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.prepare("UPDATE balances SET amount = amount - 1 WHERE contract_id = 'pub'").run();
+    db.close();
+    const hub = await openHub(dir);
+    const ids = ["pub", "priv", "vault"];
+    const reports = await verifyStore(hub.store, ids, { checks: [assetStoreCheck(ids)] });
+    assert.deepEqual(
+      reports.map((r) => [r.contract_id, r.ok]),
+      [
+        ["pub", false],
+        ["priv", true],
+        ["vault", true],
+      ],
+    );
+    await hub.close();
+  });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { assetStoreCheck } from "../hub/assets/assetStoreCheck.js";
 import { openStore } from "../store/openStore.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
@@ -37,7 +38,10 @@ export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
     const store = await openStore({ dataDir, databaseUrl: opts.databaseUrl ?? null });
     let reports: ContractReport[];
     try {
-      reports = await verifyStore(store, ids, { onReport: (r) => (cli.json ? undefined : cli.io.out(describe(r))) });
+      reports = await verifyStore(store, ids, {
+        checks: [assetStoreCheck(ids)],
+        onReport: (r) => (cli.json ? undefined : cli.io.out(describe(r))),
+      });
     } finally {
       await store.close();
     }
