@@ -29,16 +29,19 @@ export class SynthesisQuota {
   take(identity: string): void {
     if (this.perHour <= 0) return;
     const now = this.#now();
-    const perMs = this.perHour / 3_600_000;
+    // Multiply before dividing: refills of whole calls come out exact.
+    const refill = (ms: number) => (ms * this.perHour) / 3_600_000;
     if (this.#buckets.size > 100_000) {
-      for (const [k, b] of this.#buckets) if (b.tokens + (now - b.at) * perMs >= this.perHour) this.#buckets.delete(k);
+      for (const [k, b] of this.#buckets) if (b.tokens + refill(now - b.at) >= this.perHour) this.#buckets.delete(k);
     }
     const b = this.#buckets.get(identity) ?? { tokens: this.perHour, at: now };
-    b.tokens = Math.min(this.perHour, b.tokens + (now - b.at) * perMs);
+    b.tokens = Math.min(this.perHour, b.tokens + refill(now - b.at));
     b.at = now;
     this.#buckets.set(identity, b);
     if (b.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / perMs / 1000));
+      // Milliseconds until one call is back, computed without dividing by a rate (exact for whole quotas).
+      const waitMs = ((1 - b.tokens) * 3_600_000) / this.perHour;
+      const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
       throw new ContractError(
         "RATE_LIMITED",
         `Synthesis quota of ${this.perHour} calls per hour exceeded; retry after ${retryAfter} s`,

@@ -17,9 +17,11 @@ import { type Limits, withLimits } from "../../contract/limits.js";
 import { Hub } from "../../hub/Hub.js";
 import type { Caller, CreateContractBody } from "../../hub/HubApi.js";
 import { hubOperations, hubTemplates } from "../../synthesis/hubOperations.js";
+import type { SynthesisQuota } from "../../synthesis/SynthesisQuota.js";
 import { buildRestApp } from "../buildRestApp.js";
 import { buildRpcApp } from "../buildRpcApp.js";
 import type { HttpOptions } from "../HttpOptions.js";
+import type { RateLimiter } from "../RateLimiter.js";
 
 /** A registered identity with one access key. */
 export interface Principal {
@@ -61,7 +63,12 @@ export interface TestApp {
 export interface TestAppOptions {
   limits?: Partial<Limits>;
   rateLimit?: number;
+  /** A limiter with a pinned clock (wins over `rateLimit`). */
+  rateLimiter?: RateLimiter;
   now?: () => number;
+  /** Environment of the synthesis operations (default: none, so the pattern synthesizer answers). */
+  env?: Record<string, string | undefined>;
+  quota?: SynthesisQuota;
   /** Attach synthesis and templates (HubExtras) as `contract-hub start` does (default true). */
   extras?: boolean;
 }
@@ -74,12 +81,13 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
     templates: hubTemplates,
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
   });
-  const hub = extra.extras === false ? core : Object.assign(core, hubOperations({}));
+  const hub = extra.extras === false ? core : Object.assign(core, hubOperations(extra.env ?? {}, extra.quota));
   const options: HttpOptions = {
     hub,
     authenticator: new Authenticator({ store: hub.store, ...(extra.now ? { now: extra.now } : {}) }),
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: extra.rateLimit ?? 0,
+    ...(extra.rateLimiter ? { rateLimiter: extra.rateLimiter } : {}),
     logger: false,
     ...(extra.limits ? { limits: extra.limits } : {}),
   };

@@ -1,0 +1,150 @@
+/**
+ * Rate limits and quotas (PROTOCOL.md §7, §13) over a real hub, with pinned clocks (no timing
+ * assertions): a token bucket per access key and per address, shared by REST, JSON-RPC and
+ * WebSocket; 429 RATE_LIMITED with Retry-After and `details.limit`; failed authentications
+ * count against the address; 0 turns limiting off; the per-identity synthesis quota.
+ */
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import { test } from "node:test";
+import { WebSocket } from "ws";
+import { socketAuthParams } from "../src/auth/signRequest.js";
+import { buildRpcApp } from "../src/http/buildRpcApp.js";
+import { RateLimiter } from "../src/http/RateLimiter.js";
+import { type TestApp, testApp } from "../src/http/testing/testApps.js";
+import { SynthesisQuota } from "../src/synthesis/SynthesisQuota.js";
+
+const details = (res: { body: string }) => (JSON.parse(res.body) as { details: Record<string, unknown> }).details;
+
+async function withApp(options: Parameters<typeof testApp>[1], fn: (t: TestApp) => Promise<void>): Promise<void> {
+  const t = await testApp("rest", options);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
+test("a key's burst is spent, then 429 with Retry-After and details.limit; refilled as the clock moves", async () => {
+  let now = 1_000_000;
+  const limiter = new RateLimiter(2, 4, () => now);
+  await withApp({ rateLimiter: limiter }, async (t) => {
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await t.signed({ method: "GET", url: "/access" })).statusCode);
+    assert.deepEqual(statuses, [200, 200, 200, 200, 429]);
+    const limited = await t.signed({ method: "GET", url: "/access" });
+    assert.equal(limited.statusCode, 429);
+    assert.equal(JSON.parse(limited.body).code, "RATE_LIMITED");
+    assert.deepEqual([details(limited).limit, details(limited).burst], [2, 4]);
+    assert.equal(limited.headers["retry-after"], "1");
+    // Another key and anonymous callers have their own buckets.
+    const other = await t.principal();
+    assert.equal((await t.signed({ method: "GET", url: "/access", as: other })).statusCode, 200);
+    assert.equal((await t.app.inject({ url: "/health" })).statusCode, 200);
+    now += 1000;
+    assert.equal((await t.signed({ method: "GET", url: "/access" })).statusCode, 200);
+  });
+});
+
+test("anonymous requests and failed authentications share the address's bucket", async () => {
+  const limiter = new RateLimiter(1, 3, () => 5_000);
+  await withApp({ rateLimiter: limiter }, async (t) => {
+    const forged = { "x-hub-key": "ab".repeat(32), "x-hub-timestamp": "1", "x-hub-nonce": "00".repeat(8) };
+    const bad = await t.app.inject({ url: "/access", headers: { ...forged, "x-hub-signature": "00".repeat(64) } });
+    assert.equal(bad.statusCode, 401);
+    assert.equal((await t.app.inject({ url: "/health" })).statusCode, 200);
+    assert.equal((await t.app.inject({ url: "/contracts" })).statusCode, 200);
+    const fourth = await t.app.inject({ url: "/health" });
+    assert.equal(fourth.statusCode, 429);
+    const forgedAgain = await t.app.inject({
+      url: "/access",
+      headers: { ...forged, "x-hub-signature": "00".repeat(64) },
+    });
+    assert.equal(forgedAgain.statusCode, 429);
+    // A verified key is not held back by its address's bucket.
+    assert.equal((await t.signed({ method: "GET", url: "/access" })).statusCode, 200);
+  });
+});
+
+test("rate limit 0 turns limiting off", async () => {
+  await withApp({ rateLimiter: new RateLimiter(0, 0, () => 0) }, async (t) => {
+    const statuses = new Set<number>();
+    for (let i = 0; i < 50; i++) statuses.add((await t.app.inject({ url: "/health" })).statusCode);
+    assert.deepEqual([...statuses], [200]);
+  });
+});
+
+test("REST, JSON-RPC and WebSocket frames spend one budget per key", async () => {
+  const limiter = new RateLimiter(1, 3, () => 7_000);
+  await withApp({ rateLimiter: limiter }, async (t) => {
+    const rpc = await buildRpcApp(t.options);
+    await rpc.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const port = (rpc.server.address() as { port: number }).port;
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+      const messages: { id?: number; error?: { code: number; data?: { details?: Record<string, unknown> } } }[] = [];
+      const waiters: (() => void)[] = [];
+      ws.on("message", (d) => {
+        messages.push(JSON.parse(String(d)));
+        waiters.shift()?.();
+      });
+      await once(ws, "open");
+      const next = async () => {
+        if (messages.length === 0) await new Promise<void>((r) => waiters.push(r));
+        return messages.shift()!;
+      };
+      const hello = (await next()) as unknown as { params: { challenge: string } };
+      // The upgrade request came from the address; the frames spend the key's tokens.
+      const params = socketAuthParams(t.owner.access.seed, hello.params.challenge);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "authenticate", params }));
+      assert.equal((await next()).id, 1);
+      assert.equal((await t.signed({ method: "GET", url: "/access" })).statusCode, 200);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "getHealth" }));
+      assert.equal((await next()).error, undefined);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "getHealth" }));
+      assert.equal((await next()).error, undefined);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "getHealth" }));
+      const limited = await next();
+      assert.equal(limited.error?.code, -32029);
+      assert.equal(limited.error?.data?.details?.limit, 1);
+      ws.close();
+    } finally {
+      await rpc.close();
+    }
+  });
+});
+
+test("with a language-model key, synthesis is 401 anonymously and limited per identity by the quota", async () => {
+  let now = 0;
+  const env = {
+    OPENAI_API_KEY: "test-key",
+    // Nothing listens there: each allowed call fails upstream (502) without leaving this machine.
+    HUB_LLM_BASE_URL: "http://127.0.0.1:9/v1",
+    HUB_LLM_TIMEOUT_MS: "2000",
+  };
+  await withApp({ env, quota: new SynthesisQuota(2, () => now) }, async (t) => {
+    const body = { description: "an escrow between a buyer and a seller" };
+    const anon = await t.app.inject({ method: "POST", url: "/contracts/synthesize", payload: body });
+    assert.equal(anon.statusCode, 401);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await t.signed({ method: "POST", url: "/contracts/synthesize", body })).statusCode);
+    }
+    assert.deepEqual(statuses, [502, 502, 429]);
+    const limited = await t.signed({ method: "POST", url: "/contracts/synthesize", body });
+    assert.deepEqual([details(limited).reason, details(limited).limit], ["synthesis_quota", 2]);
+    assert.equal(limited.headers["retry-after"], "1800");
+    const other = await t.principal();
+    const theirs = await t.signed({ method: "POST", url: "/contracts/synthesize", body, as: other });
+    assert.equal(theirs.statusCode, 502);
+    now += 30 * 60 * 1000;
+    assert.equal((await t.signed({ method: "POST", url: "/contracts/synthesize", body })).statusCode, 502);
+  });
+});
+
+test("the synthesis quota is read from HUB_SYNTHESIS_QUOTA, with a default and 0 for none", () => {
+  assert.equal(SynthesisQuota.fromEnv({ HUB_SYNTHESIS_QUOTA: "7" }).perHour, 7);
+  assert.equal(SynthesisQuota.fromEnv({}).perHour, 100);
+  const off = SynthesisQuota.fromEnv({ HUB_SYNTHESIS_QUOTA: "0" });
+  for (let i = 0; i < 1000; i++) off.take("id");
+});
