@@ -52,4 +52,17 @@ export interface EngineContext {
   verifiedSigners?: string[];
   /** Skip signature and attestation verification (replay of the hub's own trusted store). */
   trusted?: boolean;
+  /**
+   * The commit passed in is already what `validateCommitShape` returned for this contract and
+   * these limits (a push validates its whole batch before taking the lock): the engine skips
+   * the structural re-check and the hash recomputation. Never set it for untrusted input.
+   */
+  prevalidated?: boolean;
+  /**
+   * Verify a single signature on the libuv threadpool too. Off by default: a lone caller
+   * awaits the result anyway and the hop only adds latency. A server deciding many commits
+   * concurrently turns it on, so verification runs on the other cores while the event loop
+   * serves other requests (docs/benchmarks.md, "The hub").
+   */
+  verifyOnThreadpool?: boolean;
 }

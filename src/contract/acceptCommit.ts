@@ -3,7 +3,7 @@
  * appended to this contract, and what does the contract become? Pure: no I/O except through
  * the caller's context; the state passed in is never modified.
  */
-import type { Operation } from "./Commit.js";
+import type { Operation, WireCommit } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import type { ContractState, GoverningModel, RuleRecord } from "./ContractState.js";
 import { checkRule, ruleAnchor } from "./checkRule.js";
@@ -36,7 +36,9 @@ export async function acceptCommit(
   ctx: EngineContext,
 ): Promise<{ stored: StoredCommit; delta: StateDelta }> {
   const limits = ctx.limits ?? DEFAULT_LIMITS;
-  const commit = validateCommitShape(raw, { contractId: state.contractId, limits });
+  const commit = ctx.prevalidated
+    ? (raw as WireCommit)
+    : validateCommitShape(raw, { contractId: state.contractId, limits });
   if (commit.parent !== state.head) {
     throw new ContractError(
       "CONFLICT",
@@ -44,7 +46,9 @@ export async function acceptCommit(
       { reason: "stale_parent", head: state.head },
     );
   }
-  const signers = ctx.verifiedSigners ?? (ctx.trusted ? [] : await verifySigners(commit, state.data));
+  const signers =
+    ctx.verifiedSigners ??
+    (ctx.trusted ? [] : await verifySigners(commit, state.data, ctx.verifyOnThreadpool === true));
   const attestations = ctx.trusted
     ? (commit.head.attestations ?? [])
     : await verifyAttestations(state.contractId, commit);

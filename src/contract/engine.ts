@@ -13,7 +13,7 @@ export type { AssetHooks, AssetOperation, EngineContext, PredicateResult, WasmRu
 export { type ReplayOptions, replayLog } from "./replayLog.js";
 export { type StoredCommit, toLogEntry, toPulledCommit, toWireCommit } from "./StoredCommit.js";
 export { type StateView, stateView, type ValidAction, validActions } from "./stateView.js";
-export { verifyBatchSignatures } from "./verifySigners.js";
+export { startBatchSignatures, verifyBatchSignatures } from "./verifySigners.js";
 
 /** What a new contract starts with. */
 export interface GenesisInput {

@@ -46,13 +46,14 @@ export async function verifySigners(
   const entries = Object.entries(commit.head.signatures);
   const keys = entries.map(([signer]) => resolveSignerKey(signer, data));
   if (entries.length === 1 && !parallel) {
-    if (!verifyCommitSignature(commit.hash, Buffer.from(keys[0]!, "hex"), entries[0]![1])) {
+    // Keys go to the cache as hex: it is their cache id, so a hit costs no decoding.
+    if (!verifyCommitSignature(commit.hash, keys[0]!, entries[0]![1])) {
       throw badSignature(entries[0]![0]);
     }
     return keys;
   }
   const results = await Promise.all(
-    entries.map(([, sig], i) => verifyCommitSignatureAsync(commit.hash, Buffer.from(keys[i]!, "hex"), sig)),
+    entries.map(([, sig], i) => verifyCommitSignatureAsync(commit.hash, keys[i]!, sig)),
   );
   const failed = results.indexOf(false);
   if (failed >= 0) throw badSignature(entries[failed]![0]);
@@ -78,11 +79,27 @@ export async function verifyAttestations(contractId: string, commit: WireCommit)
  * order. State-path signers are resolved as the batch's own posts progress. Returns the signer
  * keys per commit, or undefined for a commit that could not be pre-verified (malformed, unknown
  * signer, bad signature): validating it in order then reports the precise error at the right commit.
+ * `prevalidated`: the commits are already validateCommitShape's output (not re-checked).
  */
 export async function verifyBatchSignatures(
   state: { contractId: string; data: ReadonlyMap<string, unknown> },
   commits: readonly unknown[],
+  options: { prevalidated?: boolean } = {},
 ): Promise<(string[] | undefined)[]> {
+  return Promise.all(startBatchSignatures(state, commits, options));
+}
+
+/**
+ * verifyBatchSignatures, one promise per commit (each settles as soon as that commit's
+ * signatures are checked; none rejects). A caller that validates the batch in order awaits
+ * each commit's promise just before deciding it, so in-order validation on the event loop
+ * overlaps the verification of later commits on the threadpool.
+ */
+export function startBatchSignatures(
+  state: { contractId: string; data: ReadonlyMap<string, unknown> },
+  commits: readonly unknown[],
+  options: { prevalidated?: boolean } = {},
+): Promise<string[] | undefined>[] {
   const overlay = new Map<string, unknown>();
   const lookup: ReadonlyMap<string, unknown> = {
     get: (k: string) => (overlay.has(k) ? overlay.get(k) : state.data.get(k)),
@@ -91,7 +108,7 @@ export async function verifyBatchSignatures(
   for (const raw of commits) {
     let commit: WireCommit;
     try {
-      commit = validateCommitShape(raw, { contractId: state.contractId });
+      commit = options.prevalidated ? (raw as WireCommit) : validateCommitShape(raw, { contractId: state.contractId });
       pending.push(verifySigners(commit, lookup, true).catch(() => undefined));
     } catch {
       pending.push(Promise.resolve(undefined));
@@ -99,5 +116,5 @@ export async function verifyBatchSignatures(
     }
     for (const op of commit.data) if (op.method === "post" && op.path !== undefined) overlay.set(op.path, op.value);
   }
-  return Promise.all(pending);
+  return pending;
 }
