@@ -21,11 +21,14 @@ export function engineContext(
   storedLength: number,
   pending: readonly StoredCommit[],
   settings: EngineSettings,
-  extra: Pick<EngineContext, "timestamp" | "verifiedSigners" | "trusted">,
+  extra: Pick<EngineContext, "timestamp" | "verifiedSigners" | "trusted" | "prevalidated">,
 ): EngineContext {
   const ctx: EngineContext = {
     ...settings,
     timestamp: extra.timestamp,
+    // The hub decides many commits at once: a signature verified on the threadpool leaves the
+    // event loop to the other requests (measured in docs/benchmarks.md, "The hub").
+    verifyOnThreadpool: true,
     async commitIndex(hash: string) {
       const inBatch = pending.find((c) => c.hash === hash);
       if (inBatch !== undefined) return inBatch.index;
@@ -39,5 +42,6 @@ export function engineContext(
   };
   if (extra.verifiedSigners !== undefined) ctx.verifiedSigners = extra.verifiedSigners;
   if (extra.trusted) ctx.trusted = true;
+  if (extra.prevalidated) ctx.prevalidated = true;
   return ctx;
 }

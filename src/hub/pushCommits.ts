@@ -1,7 +1,7 @@
 import type { WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
-import { acceptCommit, acceptGenesis, applyDelta, stateView, verifyBatchSignatures } from "../contract/engine.js";
+import { acceptCommit, acceptGenesis, applyDelta, startBatchSignatures, stateView } from "../contract/engine.js";
 import { IDENTITY_PREFIX } from "../contract/hex.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
@@ -104,14 +104,17 @@ export async function pushCommits(
       working = state.clone();
     }
     const storedLength = state?.length ?? 0;
-    const signers = await verifyBatchSignatures(working, rest);
+    // Signatures verify on the threadpool while the commits are decided in order here: each
+    // commit waits only for its own verification. The batch was shape-checked above.
+    const verifying = startBatchSignatures(working, rest, { prevalidated: true });
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
     const settings = { ...hub.settings, assets: ledger };
     for (const [i, c] of rest.entries()) {
-      const verified = signers[i];
+      const verified = await verifying[i];
       const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
         timestamp,
+        prevalidated: true,
         ...(verified !== undefined ? { verifiedSigners: verified } : {}),
       });
       const accepted = await acceptCommit(working, c, ctx);
