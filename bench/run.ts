@@ -2,11 +2,11 @@
  * `npm run bench [-- name ...]`: runs every benchmark in bench/*.bench.ts (or those whose
  * file name contains one of the given names) in one process, so ratios compare figures
  * measured on the same machine in the same run. Prints a markdown table on stdout and
- * writes JSON to bench/results.json.
+ * writes JSON to bench/results.json, replacing only the rows of the benchmarks that ran.
  */
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
-import { Reporter } from "./Reporter.js";
+import { type BenchRow, Reporter } from "./Reporter.js";
 
 const filters = process.argv.slice(2);
 const dir = new URL(".", import.meta.url);
