@@ -22,8 +22,11 @@ for (const file of files) {
   await mod.default(reporter);
 }
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-writeFileSync(
-  new URL("results.json", dir),
-  `${JSON.stringify({ machine, date: new Date().toISOString(), rows: reporter.rows }, null, 2)}\n`,
-);
+const resultsFile = new URL("results.json", dir);
+const ran = new Set(reporter.rows.map((row) => row.bench));
+const earlier: BenchRow[] = existsSync(resultsFile)
+  ? (JSON.parse(readFileSync(resultsFile, "utf8")) as { rows: BenchRow[] }).rows.filter((row) => !ran.has(row.bench))
+  : [];
+const results = { machine, date: new Date().toISOString(), rows: [...earlier, ...reporter.rows] };
+writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`Machine: ${machine}\n\n${reporter.markdown()}\n`);
