@@ -18,7 +18,18 @@ import { validatorCompiler } from "./validatorCompiler.js";
 /** How a route authenticates: `required` (401 without), `optional` (anonymous allowed), `none`. */
 export type AuthMode = "required" | "optional" | "none";
 
+/** One route as the router holds it (HEAD routes fastify adds for GETs included). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  auth: AuthMode;
+}
+
 declare module "fastify" {
+  interface FastifyInstance {
+    /** Every route of this app, in registration order (the authorization matrix test walks it). */
+    registeredRoutes: RegisteredRoute[];
+  }
   interface FastifyRequest {
     caller: Caller;
     rawBody: Buffer;
@@ -45,6 +56,12 @@ export async function createBaseApp(
     bodyLimit: limits.bodyBytes,
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+  });
+  const routes: RegisteredRoute[] = [];
+  app.decorate("registeredRoutes", routes);
+  app.addHook("onRoute", (route) => {
+    const auth = route.config?.auth ?? "optional";
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
   });
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; bodies are written as-is so no field is ever dropped.
