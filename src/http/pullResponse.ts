@@ -9,20 +9,30 @@ export interface PullStreamParts {
   hasMore: () => boolean;
 }
 
+/** Commits are written in chunks of about this many characters (one socket write each). */
+const CHUNK_CHARS = 16 * 1024;
+
 /**
- * The pull response body written incrementally, one commit at a time, so a pull of a huge
- * log never holds it in memory; `Readable.from` respects the socket's backpressure.
- * `has_more` is written last because it is only known once the commits are read.
+ * The pull response body written incrementally, a chunk of commits at a time, so a pull of a
+ * huge log never holds it in memory; `Readable.from` respects the socket's backpressure.
+ * Chunks of ~16 KiB (the stream's high-water mark) rather than one per commit: each chunk is
+ * a socket write and a chunked-encoding frame, and batching them more than doubled the pull
+ * rate (docs/benchmarks.md, "The hub"). `has_more` is written last because it is only known
+ * once the commits are read.
  */
 export function pullResponse(parts: PullStreamParts, withHasMore: boolean): Readable {
   async function* chunks(): AsyncGenerator<string> {
-    yield `{"contract_id":${JSON.stringify(parts.contract_id)},"head":${JSON.stringify(parts.head)},"commits":[`;
+    let out = `{"contract_id":${JSON.stringify(parts.contract_id)},"head":${JSON.stringify(parts.head)},"commits":[`;
     let first = true;
     for await (const commit of parts.commits) {
-      yield first ? JSON.stringify(commit) : `,${JSON.stringify(commit)}`;
+      out += first ? JSON.stringify(commit) : `,${JSON.stringify(commit)}`;
       first = false;
+      if (out.length >= CHUNK_CHARS) {
+        yield out;
+        out = "";
+      }
     }
-    yield withHasMore ? `],"has_more":${parts.hasMore() ? "true" : "false"}}` : "]}";
+    yield `${out}${withHasMore ? `],"has_more":${parts.hasMore() ? "true" : "false"}}` : "]}"}`;
   }
   return Readable.from(chunks(), { objectMode: false });
 }
