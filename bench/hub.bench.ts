@@ -1,0 +1,552 @@
+/**
+ * The hub over real HTTP on loopback (issue 4, performance): push ingest against raw
+ * ed25519 verify measured in the same run, single-commit submits from 32 concurrent clients
+ * (throughput, p50/p99 latency), and a streamed pull of a 100,000-commit contract (rate and
+ * the server's peak RSS against the response size).
+ *
+ * The hub runs as a child process started exactly as an operator starts it
+ * (`node bin/contract-hub.js start`, SQLite in a temp dir, default logging to a file,
+ * default rate limit), so its event loop, heap and RSS are its own and the load generator
+ * (this process: commit building, autocannon) cannot stall it or inflate its memory. Both
+ * still share the machine's cores, which the rows say.
+ *
+ * Run: npx tsx bench/run.ts hub  (HUB_BENCH_PROFILE=<dir> writes the hub's CPU profiles there;
+ * HUB_BENCH_QUICK=1 runs smaller sizes; HUB_BENCH_ONLY=push,single,pull runs some parts;
+ * HUB_BENCH_NODE_ARGS / HUB_BENCH_PULL_NODE_ARGS pass node flags to the hub process started
+ * for ingest / for the pull, e.g. "--max-old-space-size=64" to show the pull needs no heap).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, verify as cryptoVerify, type KeyObject, randomBytes } from "node:crypto";
+import { mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { AUTH_HEADERS, requestSigningText } from "../src/auth/signingText.js";
+import { registrationBody } from "../src/auth/signRequest.js";
+import { buildWireCommit } from "../src/contract/buildWireCommit.js";
+import type { Operation, WireCommit } from "../src/contract/Commit.js";
+import { genesisData } from "../src/contract/engine.js";
+import {
+  generateKeyPair,
+  PublicKeyCache,
+  privateKeyFromSeed,
+  type RawKeyPair,
+  sign,
+  verifyAsync,
+} from "../src/contract/keys.js";
+import type { Reporter } from "./Reporter.js";
+
+const BENCH = "hub";
+const QUICK = process.env.HUB_BENCH_QUICK === "1";
+/** HUB_BENCH_ONLY=push,single,pull picks parts (for profiling one at a time). */
+const ONLY = (part: string) => !process.env.HUB_BENCH_ONLY || process.env.HUB_BENCH_ONLY.split(",").includes(part);
+const BIN = new URL("../bin/contract-hub.js", import.meta.url).pathname;
+const MODEL = `model Loop {
+  initial idle
+  idle -> busy [+DEPOSIT +signed_by(/users/buyer.id)]
+  busy -> idle [+RELEASE +signed_by(/users/buyer.id)]
+}`;
+const RULE = "always(eventually(idle))";
+const SHARED = `hub and load generator share ${cpus().length} cores`;
+
+// ---- the hub process ------------------------------------------------------------------
+
+interface HubProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts `contract-hub start` on a free port over `dataDir`; resolves once it printed its address. */
+async function startHub(dataDir: string, profileName?: string): Promise<HubProcess> {
+  const flags = profileName === "pull" ? process.env.HUB_BENCH_PULL_NODE_ARGS : process.env.HUB_BENCH_NODE_ARGS;
+  const nodeArgs = (flags ?? "").split(" ").filter(Boolean);
+  const profileDir = process.env.HUB_BENCH_PROFILE;
+  if (profileDir && profileName)
+    nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}.cpuprofile`);
+  const log = openSync(join(dataDir, "hub.log"), "a");
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, BIN, "start", "--port", "0", "--no-rpc", "--data-dir", dataDir],
+    { stdio: ["ignore", "pipe", log] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /REST\s+(http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once("exit", (code) => reject(new Error(`hub exited with ${code} before listening; see ${dataDir}/hub.log`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** Resident set size of a process in bytes (from /proc, Linux). */
+function rssOf(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) * 1024 : Number.NaN;
+}
+
+/** CPU time (user + system) a process has used, in ms (from /proc, Linux; 10 ms ticks). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** The hub's CPU time per operation over `fn`: robust to other load on a shared machine. */
+async function hubCpu<T>(hub: HubProcess, ops: number, fn: () => Promise<T>): Promise<{ value: T; usPerOp: number }> {
+  const before = cpuMsOf(hub.pid);
+  const value = await fn();
+  return { value, usPerOp: ((cpuMsOf(hub.pid) - before) * 1000) / ops };
+}
+
+// ---- clients ----------------------------------------------------------------------------
+
+/** A party: identity key (owns the contract, signs commits at /users/buyer.id) and access key (signs requests). */
+interface Party {
+  identity: RawKeyPair;
+  identityKey: KeyObject;
+  access: RawKeyPair;
+  accessKey: KeyObject;
+  accessHex: string;
+}
+
+function newParty(): Party {
+  const identity = generateKeyPair();
+  const access = generateKeyPair();
+  return {
+    identity,
+    identityKey: privateKeyFromSeed(identity.seed),
+    access,
+    accessKey: privateKeyFromSeed(access.seed),
+    accessHex: access.publicKey.toString("hex"),
+  };
+}
+
+/** X-Hub-* headers (PROTOCOL.md §7), signed with a cached KeyObject. */
+function authHeaders(p: Party, method: string, path: string, body: string): Record<string, string> {
+  const timestamp = String(Date.now());
+  const nonce = randomBytes(16).toString("hex");
+  const digest = createHash("sha256").update(body).digest("hex");
+  const text = requestSigningText(method, path, timestamp, nonce, digest);
+  return {
+    "content-type": "application/json",
+    [AUTH_HEADERS.key]: p.accessHex,
+    [AUTH_HEADERS.timestamp]: timestamp,
+    [AUTH_HEADERS.nonce]: nonce,
+    [AUTH_HEADERS.signature]: sign(p.accessKey, Buffer.from(text, "utf8")).toString("hex"),
+  };
+}
+
+/** One keep-alive-free HTTP request; resolves with status and body text. */
+function send(
+  base: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, base), { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function expectOk(
+  p: Promise<{ status: number; text: string }>,
+  what: string,
+): Promise<{ status: number; text: string }> {
+  const r = await p;
+  if (r.status >= 300) throw new Error(`${what}: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+async function register(base: string, p: Party): Promise<void> {
+  await expectOk(
+    send(base, "POST", "/register", JSON.stringify(registrationBody(p.identity.seed, p.access.seed)), {
+      "content-type": "application/json",
+    }),
+    "register",
+  );
+}
+
+async function push(base: string, p: Party, id: string, body: string): Promise<void> {
+  const path = `/contracts/${id}/push`;
+  await expectOk(send(base, "POST", path, body, authHeaders(p, "POST", path, body)), "push");
+}
+
+/** The genesis of an escrow-like loop owned by `p`, whose key signs at /users/buyer.id. */
+function genesisOf(p: Party, id: string): WireCommit {
+  const key = p.identity.publicKey.toString("hex");
+  return buildWireCommit(
+    id,
+    null,
+    genesisData({ model: MODEL, rules: [RULE], owner: `ed25519:${key}`, state: { "/users/buyer.id": key } }),
+  );
+}
+
+/** The i-th step of the loop (alternating DEPOSIT / RELEASE, each with a post). */
+function opsAt(i: number): Operation[] {
+  return [
+    { method: "post", path: "/notes/last.text", value: `step ${i}: shipped with tracking 1Z999AA1012345678${i % 10}` },
+    { method: "action", value: i % 2 === 0 ? "DEPOSIT" : "RELEASE" },
+  ];
+}
+
+/** `n` commits signed by `p` chained from `parent`, for step numbers from `first`. */
+function chain(p: Party, id: string, parent: string, first: number, n: number): WireCommit[] {
+  const out: WireCommit[] = [];
+  for (let i = 0; i < n; i++) {
+    const c = buildWireCommit(id, parent, opsAt(first + i), [{ key: p.identityKey, as: "/users/buyer.id" }]);
+    out.push(c);
+    parent = c.hash;
+  }
+  return out;
+}
+
+const contractId = (tag: string) => `c_bench_${tag}_${randomBytes(6).toString("hex")}`;
+
+// ---- raw verify in the same run -------------------------------------------------------
+
+async function rawVerifyRates(r: Reporter): Promise<RawRates> {
+  const p = newParty();
+  const c = chain(p, contractId("raw"), "ab".repeat(32), 0, 1)[0]!;
+  const hash = Buffer.from(c.hash, "hex");
+  const sig = Buffer.from(Object.values(c.head.signatures)[0]!, "hex");
+  const key = new PublicKeyCache().get(p.identity.publicKey);
+  for (let i = 0; i < 2000; i++) cryptoVerify(null, hash, key, sig);
+  let n = 0;
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  while (performance.now() - start < 1500) {
+    cryptoVerify(null, hash, key, sig);
+    n++;
+  }
+  const sync = (n / (performance.now() - start)) * 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuPerVerify = (cpu.user + cpu.system) / n;
+  const total = 16_000;
+  let started = 0;
+  const t0 = performance.now();
+  const lane = async () => {
+    while (started < total) {
+      started++;
+      await verifyAsync(key, hash, sig);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, lane));
+  const async16 = (total / (performance.now() - t0)) * 1000;
+  r.add({
+    bench: BENCH,
+    case: "raw ed25519 verify, sync, cached KeyObject (this process)",
+    value: sync,
+    unit: "ops/s",
+  });
+  r.add({ bench: BENCH, case: "raw ed25519 verifyAsync, 16 in flight (this process)", value: async16, unit: "ops/s" });
+  r.add({
+    bench: BENCH,
+    case: "raw ed25519 verify, sync: CPU time per verify (this process)",
+    value: cpuPerVerify,
+    unit: "µs",
+  });
+  return { sync, async16, cpuPerVerify };
+}
+
+// ---- 1. push ingest -------------------------------------------------------------------
+
+interface RawRates {
+  sync: number;
+  async16: number;
+  cpuPerVerify: number;
+}
+
+async function pushIngest(r: Reporter, hub: HubProcess, raw: RawRates): Promise<void> {
+  const base = hub.url;
+  const BATCHES = QUICK ? 6 : 20;
+  const SIZE = 500;
+  const p = newParty();
+  await register(base, p);
+
+  // Warm-up: the hub's JIT and caches, on another contract.
+  {
+    const id = contractId("warm");
+    const g = genesisOf(p, id);
+    await push(base, p, id, JSON.stringify({ commits: [g] }));
+    let parent = g.hash;
+    for (let b = 0; b < 4; b++) {
+      const commits = chain(p, id, parent, b * SIZE, SIZE);
+      parent = commits.at(-1)!.hash;
+      await push(base, p, id, JSON.stringify({ commits }));
+    }
+  }
+
+  const id = contractId("push");
+  const g = genesisOf(p, id);
+  await push(base, p, id, JSON.stringify({ commits: [g] }));
+  const bodies: string[] = [];
+  let parent = g.hash;
+  for (let b = 0; b < BATCHES; b++) {
+    const commits = chain(p, id, parent, b * SIZE, SIZE);
+    parent = commits.at(-1)!.hash;
+    bodies.push(JSON.stringify({ commits }));
+  }
+  const times: number[] = [];
+  const start = performance.now();
+  const { usPerOp } = await hubCpu(hub, BATCHES * SIZE, async () => {
+    for (const body of bodies) {
+      const t = performance.now();
+      await push(base, p, id, body);
+      times.push(performance.now() - t);
+    }
+  });
+  const elapsed = performance.now() - start;
+  const rate = ((BATCHES * SIZE) / elapsed) * 1000;
+  times.sort((a, b) => a - b);
+  r.add({
+    bench: BENCH,
+    case: `push ${BATCHES} × ${SIZE} signed commits, one contract`,
+    value: rate,
+    unit: "commits/s",
+    note: `${(Buffer.byteLength(bodies[0]!) / 1024).toFixed(0)} KiB per body; median push ${times[Math.floor(times.length / 2)]!.toFixed(0)} ms; ${SHARED}`,
+  });
+  r.add({ bench: BENCH, case: "push: hub CPU time per commit (all threads)", value: usPerOp, unit: "µs" });
+  r.add({
+    bench: BENCH,
+    case: "push commits/s / raw sync verify/s",
+    value: rate / raw.sync,
+    unit: "ratio",
+    note: "target ≥ 0.8",
+  });
+  r.add({ bench: BENCH, case: "push commits/s / raw verifyAsync (16) /s", value: rate / raw.async16, unit: "ratio" });
+  r.add({
+    bench: BENCH,
+    case: "push capacity: 2 cores' commits/s by CPU time / raw sync verify/s",
+    value: (2 * raw.cpuPerVerify) / usPerOp,
+    unit: "ratio",
+    note: `CPU-time form of the target, independent of other load: 2 / ${usPerOp.toFixed(0)} µs vs 1 / ${raw.cpuPerVerify.toFixed(0)} µs`,
+  });
+}
+
+// ---- 2. single commits from 32 clients ------------------------------------------------
+
+interface Prepared {
+  path: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
+  const base = hub.url;
+  const CLIENTS = 32;
+  const WARM = QUICK ? 20 : 60;
+  const PER_CLIENT = QUICK ? 100 : 400;
+  const parties = Array.from({ length: CLIENTS }, newParty);
+  const plans: Prepared[][] = [];
+  for (const p of parties) {
+    await register(base, p);
+    const id = contractId("single");
+    const g = genesisOf(p, id);
+    await push(base, p, id, JSON.stringify({ commits: [g] }));
+    const path = `/contracts/${id}/commits`;
+    plans.push(
+      chain(p, id, g.hash, 0, WARM + PER_CLIENT).map((commit) => {
+        const body = JSON.stringify({ contract_id: id, commit });
+        return { path, body, headers: authHeaders(p, "POST", path, body) };
+      }),
+    );
+  }
+
+  /** Each connection sends its own client's commits in order, one at a time. */
+  const run = (from: number, count: number) => {
+    let nextClient = 0;
+    const cursor = new Map<number, number>();
+    return autocannon({
+      url: base,
+      connections: CLIENTS,
+      pipelining: 1,
+      maxConnectionRequests: count,
+      timeout: 30,
+      // autocannon resets a connection's context before each request from `initialContext`:
+      // giving each connection its own initial context names its client.
+      setupClient: (client) => {
+        client.requestIterator.initialContext = { client: nextClient++ };
+        client.requestIterator.resetContext();
+        // The first request was built before this hook ran, without a client: build it again.
+        client.requestIterator.rebuildRequest();
+      },
+      requests: [
+        {
+          setupRequest: (req, context) => {
+            const c = context.client as number | undefined;
+            if (c === undefined) return { ...req, method: "GET", path: "/health" };
+            const i = cursor.get(c) ?? from;
+            cursor.set(c, i + 1);
+            const plan = plans[c]![i]!;
+            return { ...req, method: "POST", path: plan.path, headers: plan.headers, body: plan.body };
+          },
+        },
+      ],
+    });
+  };
+  await run(0, WARM);
+  const { value: result, usPerOp } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(WARM, PER_CLIENT));
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const total = result.requests.total;
+  const seconds = result.duration;
+  r.add({
+    bench: BENCH,
+    case: `POST /commits, ${CLIENTS} clients (one contract each), ${CLIENTS} × ${PER_CLIENT} signed commits`,
+    value: total / seconds,
+    unit: "commits/s",
+    note: `${SHARED}; autocannon in the bench process`,
+  });
+  r.add({ bench: BENCH, case: "POST /commits: hub CPU time per request (all threads)", value: usPerOp, unit: "µs" });
+  r.add({ bench: BENCH, case: "POST /commits latency p50", value: result.latency.p50, unit: "ms" });
+  r.add({ bench: BENCH, case: "POST /commits latency p99", value: result.latency.p99, unit: "ms" });
+  r.add({
+    bench: BENCH,
+    case: "POST /commits errors (connection errors + timeouts + non-2xx)",
+    value: errors,
+    unit: "requests",
+    note: `${total} answered, ${result["2xx"]} 2xx`,
+  });
+  if (errors > 0) process.stderr.write(`  hub · single commits: ${JSON.stringify(result.statusCodeStats)}\n`);
+}
+
+// ---- 3. pull of a 100,000-commit contract ---------------------------------------------
+
+/** Builds a contract of `length` commits (genesis + signed steps) by pushes of 10,000. */
+async function bigContract(base: string, p: Party, length: number): Promise<{ id: string; head: string }> {
+  const id = contractId("pull");
+  const g = genesisOf(p, id);
+  await push(base, p, id, JSON.stringify({ commits: [g] }));
+  let parent = g.hash;
+  for (let done = 1; done < length; ) {
+    const n = Math.min(10_000, length - done);
+    const commits = chain(p, id, parent, done - 1, n);
+    parent = commits.at(-1)!.hash;
+    await push(base, p, id, JSON.stringify({ commits }));
+    done += n;
+  }
+  return { id, head: parent };
+}
+
+/** Streams a pull, counting bytes; samples the hub's RSS while it runs. */
+async function timedPull(
+  hub: HubProcess,
+  id: string,
+  query = "",
+): Promise<{ ms: number; bytes: number; peakRss: number; cpuMs: number }> {
+  let peak = rssOf(hub.pid);
+  const cpu0 = cpuMsOf(hub.pid);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOf(hub.pid));
+  }, 5);
+  const start = performance.now();
+  const bytes = await new Promise<number>((resolve, reject) => {
+    const req = httpRequest(new URL(`/contracts/${id}/pull${query}`, hub.url), (res) => {
+      if (res.statusCode !== 200) reject(new Error(`pull: HTTP ${res.statusCode}`));
+      let n = 0;
+      let tail = "";
+      res.on("data", (c: Buffer) => {
+        n += c.length;
+        tail = (tail + c.toString("latin1")).slice(-2);
+      });
+      res.on("end", () => (tail.endsWith("}") ? resolve(n) : reject(new Error("pull: truncated body"))));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+  const ms = performance.now() - start;
+  clearInterval(sampler);
+  peak = Math.max(peak, rssOf(hub.pid));
+  return { ms, bytes, peakRss: peak, cpuMs: cpuMsOf(hub.pid) - cpu0 };
+}
+
+async function pullBig(r: Reporter, dataDir: string, first: HubProcess): Promise<HubProcess> {
+  const LENGTH = QUICK ? 20_000 : 100_000;
+  const p = newParty();
+  await register(first.url, p);
+  const buildStart = performance.now();
+  const { id } = await bigContract(first.url, p, LENGTH);
+  const buildMs = performance.now() - buildStart;
+  r.add({
+    bench: BENCH,
+    case: `build the ${LENGTH.toLocaleString("en")}-commit contract: pushes of 10,000 (incl. signing them here)`,
+    value: buildMs / 1000,
+    unit: "s",
+  });
+  // A fresh hub process on the same data, so its memory holds nothing from the pushes.
+  await first.stop();
+  const hub = await startHub(dataDir, "pull");
+  // Load the contract's state (a replay of the log) before measuring, as any hub that served it has.
+  await expectOk(send(hub.url, "GET", `/contracts/${id}/pull?limit=1`), "pull limit=1");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const baseline = rssOf(hub.pid);
+  // A fifth of the log first: if the pull streams, the full pull's peak is no higher.
+  const fifth = await timedPull(hub, id, `?limit=${LENGTH / 5}`);
+  const cold = await timedPull(hub, id);
+  const warm = await timedPull(hub, id);
+  const mib = (b: number) => b / 2 ** 20;
+  r.add({
+    bench: BENCH,
+    case: `pull all ${LENGTH.toLocaleString("en")} commits (first)`,
+    value: (LENGTH / cold.ms) * 1000,
+    unit: "commits/s",
+    note: `${mib(cold.bytes).toFixed(1)} MiB in ${(cold.ms / 1000).toFixed(2)} s; second pull ${((LENGTH / warm.ms) * 1000).toFixed(0)} commits/s; ${SHARED}`,
+  });
+  r.add({ bench: BENCH, case: "pull: hub CPU time per commit", value: (cold.cpuMs * 1000) / LENGTH, unit: "µs" });
+  r.add({
+    bench: BENCH,
+    case: "pull: hub peak RSS above its RSS before the pull",
+    value: mib(Math.max(cold.peakRss, warm.peakRss) - baseline),
+    unit: "MiB",
+    note: `RSS before ${mib(baseline).toFixed(0)} MiB, peak ${mib(Math.max(cold.peakRss, warm.peakRss)).toFixed(0)} MiB; response ${mib(cold.bytes).toFixed(1)} MiB`,
+  });
+  r.add({
+    bench: BENCH,
+    case: `pull: peak RSS rise, all commits / first ${(LENGTH / 5).toLocaleString("en")} (limit)`,
+    value: (Math.max(cold.peakRss, warm.peakRss) - baseline) / Math.max(1, fifth.peakRss - baseline),
+    unit: "ratio",
+    note: `${mib(fifth.peakRss - baseline).toFixed(1)} MiB for ${mib(fifth.bytes).toFixed(1)} MiB; 5 would mean memory grows with the response`,
+  });
+  r.add({
+    bench: BENCH,
+    case: "pull: (peak RSS − RSS before) / response size",
+    value: (Math.max(cold.peakRss, warm.peakRss) - baseline) / cold.bytes,
+    unit: "ratio",
+    note: "streaming: far below 1",
+  });
+  return hub;
+}
+
+export default async function hubBench(r: Reporter): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "hub-bench-"));
+  let hub = await startHub(dataDir, "ingest");
+  try {
+    if (ONLY("push")) await pushIngest(r, hub, await rawVerifyRates(r));
+    if (ONLY("single")) await singleCommits(r, hub);
+    if (ONLY("pull")) hub = await pullBig(r, dataDir, hub);
+  } finally {
+    await hub.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
