@@ -2,15 +2,7 @@ import { randomBytes } from "node:crypto";
 import { isContractId, type Operation, type WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
-import {
-  acceptCommit,
-  acceptGenesis,
-  applyDelta,
-  buildCommit,
-  genesisData,
-  replayLog,
-  stateView,
-} from "../contract/engine.js";
+import { acceptCommit, acceptGenesis, applyDelta, buildCommit, genesisData, stateView } from "../contract/engine.js";
 import { decodeHash, IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
@@ -19,7 +11,7 @@ import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { ContractCache } from "./ContractCache.js";
-import { decodedCommits, replayReachesHead } from "./corruptionChecks.js";
+import { replayReachesHead } from "./corruptionChecks.js";
 import { EventBus } from "./EventBus.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
 import { genesisInput, readersOf } from "./genesisInput.js";
@@ -34,6 +26,7 @@ import type {
   SubmitCommitResult,
 } from "./HubApi.js";
 import { KeyedMutex } from "./KeyedMutex.js";
+import { replayStored, stepForward } from "./loadContractState.js";
 import { operationsFromBody } from "./operationsFromBody.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
 import { pushCommits } from "./pushCommits.js";
@@ -112,21 +105,20 @@ export class Hub implements HubApi {
 
   // ---- loading and access -------------------------------------------------------------
 
-  /** The contract's state at the stored head: the cached one, or a trusted replay of the store. */
+  /**
+   * The contract's state at the stored head: the cached one; the cached one stepped forward
+   * through the commits another process stored since (not a replay of the whole log); or a
+   * trusted replay of the store.
+   */
   async stateOf(record: ContractRecord): Promise<ContractState> {
     const cached = this.cache.get(record.id);
     if (cached !== undefined && cached.head === record.head) return cached;
     const key = `${record.id}@${record.head}`;
     let pending = this.loading.get(key);
     if (pending === undefined) {
-      const { id, length } = record;
-      // A damaged log is CORRUPTED naming the commit, never served (corruptionChecks.ts).
-      pending = replayLog(id, decodedCommits(this.store.readCommits(id, 0, length)), {
-        trusted: true,
-        wasm: this.settings.wasm ?? null,
-        ...(this.settings.limits ? { limits: this.settings.limits } : {}),
-        readLog: () => this.store.readCommits(id, 0, length),
-      })
+      const behind = cached !== undefined && cached.length < record.length ? cached : undefined;
+      const replay = () => replayStored(this.store, record, this.settings);
+      pending = (behind ? stepForward(this.store, behind, record, this.settings).catch(replay) : replay())
         .then((state) => replayReachesHead(record, state))
         .finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
@@ -446,7 +438,17 @@ export class Hub implements HubApi {
     } else if (since !== undefined) {
       from = nonNegativeInteger(since, "since")!;
     }
-    const source = (a: number, b: number) => replayEvents(this.store, id, a, b, this.settings);
+    const source = (a: number, b: number) => {
+      const cached = this.cache.get(id);
+      return replayEvents(
+        this.store,
+        id,
+        a,
+        b,
+        this.settings,
+        cached && cached.length <= a ? cached.clone() : undefined,
+      );
+    };
     const sub = new Subscription(id, from, record.length, listener, source, this.onError);
     const unsubscribe = this.bus.add(sub);
     // Commits published between our read and the registration are stored: replay them too.

@@ -7,8 +7,10 @@ import type { CommitEvent } from "./HubApi.js";
 
 /**
  * The commit events of stored commits `[from, to)`, each with the state right after it, for
- * subscribers that missed them. Replays the trusted store up to `from`, then steps commit
- * by commit (stored signers and receipt times, as replay does).
+ * subscribers that missed them. Starts from `base` (a private copy of a state at most `from`
+ * commits long, e.g. the hub's cached one) or else replays the trusted store up to `from`,
+ * then steps commit by commit (stored signers and receipt times, as replay does). Starting
+ * from the cache keeps a live subscriber's gap fill proportional to the gap, not to the log.
  */
 export async function* replayEvents(
   store: Store,
@@ -16,10 +18,12 @@ export async function* replayEvents(
   from: number,
   to: number,
   settings: EngineSettings,
+  base?: ContractState,
 ): AsyncGenerator<CommitEvent> {
   const replaySettings = { ...settings, assets: null };
-  let state: ContractState | undefined;
-  if (from > 0) {
+  let state: ContractState | undefined = base !== undefined && base.length <= from ? base : undefined;
+  const start = state?.length ?? from;
+  if (state === undefined && from > 0) {
     state = await replayLog(contractId, store.readCommits(contractId, 0, from), {
       trusted: true,
       ...(settings.wasm ? { wasm: settings.wasm } : {}),
@@ -27,7 +31,7 @@ export async function* replayEvents(
       readLog: () => store.readCommits(contractId, 0, from),
     });
   }
-  for await (const c of store.readCommits(contractId, from, to)) {
+  for await (const c of store.readCommits(contractId, start, to)) {
     const ctx = engineContext(store, contractId, c.index, [], replaySettings, {
       timestamp: c.timestamp,
       verifiedSigners: c.signers,
@@ -39,6 +43,6 @@ export async function* replayEvents(
       const { delta } = await acceptCommit(state, toWireCommit(c), ctx);
       applyDelta(state, delta);
     }
-    yield { contract_id: contractId, commit: toLogEntry(c), state: stateView(state) };
+    if (c.index >= from) yield { contract_id: contractId, commit: toLogEntry(c), state: stateView(state) };
   }
 }
