@@ -10,7 +10,8 @@ import { Actor } from "./hub-fixtures.js";
 const dataDir = process.argv[2];
 if (dataDir === undefined) throw new Error("usage: asset-kill-child.ts <dataDir>");
 const hub = await Hub.open({ dataDir });
-const alice = new Actor("alice");
+// The parent passes alice's seed, so it can act as the same party after the kill.
+const alice = new Actor("alice", Buffer.from(process.argv[3]!, "hex"));
 
 async function submit(id: string, method: string, value: unknown): Promise<string> {
   return (await hub.submitCommit(alice.caller, id, { contract_id: id, method, value })).result.commit_hash;

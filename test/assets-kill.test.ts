@@ -16,9 +16,11 @@ import { Actor, cleanup, tempDir } from "./hub-fixtures.js";
 after(cleanup);
 
 /** Spawns the child and SIGKILLs it after `acks` acknowledgements; returns the ack lines, split. */
-function runAndKill(dir: string, acks: number): Promise<string[][]> {
+function runAndKill(dir: string, acks: number, aliceSeed: Buffer): Promise<string[][]> {
   const script = fileURLToPath(new URL("./asset-kill-child.ts", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", script, dir], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", script, dir, aliceSeed.toString("hex")], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const seen: string[][] = [];
   let buffer = "";
   return new Promise((resolve, reject) => {
@@ -43,7 +45,9 @@ function runAndKill(dir: string, acks: number): Promise<string[][]> {
 
 it("keeps every acknowledged SEND and RECV after kill -9, and the pending SENDs stay receivable once", async () => {
   const dir = tempDir();
-  const acked = await runAndKill(dir, 300);
+  // The child's alice owns the contracts; the same party receives the pending SENDs after the kill.
+  const alice = new Actor("alice");
+  const acked = await runAndKill(dir, 300, alice.seed);
   const hub = await Hub.open({ dataDir: dir });
   try {
     const sends = new Map<string, { to: string; amount: number }>();
@@ -63,7 +67,6 @@ it("keeps every acknowledged SEND and RECV after kill -9, and the pending SENDs 
     const report = await checkAssetInvariants(hub.store, ids);
     assert.deepEqual(report.issues, []);
     // Every stored SEND not received yet (acknowledged or not) is received now, once.
-    const alice = new Actor("alice");
     let pending = 0;
     for (const i of [0, 1, 2, 3]) {
       for await (const c of hub.store.readCommits(`issuer${i}`)) {

@@ -6,7 +6,7 @@ import { buildWireCommit } from "../src/contract/buildWireCommit.js";
 import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { computeCommitHash, signCommit } from "../src/contract/commitHash.js";
 import { buildCommit, genesisData } from "../src/contract/engine.js";
-import { generateKeyPair } from "../src/contract/keys.js";
+import { generateKeyPair, publicKeyFromSeed } from "../src/contract/keys.js";
 import { Hub, type HubOptions } from "../src/hub/Hub.js";
 import type { Caller } from "../src/hub/HubApi.js";
 
@@ -17,8 +17,12 @@ export class Actor {
   readonly identity: string;
   readonly caller: Caller;
 
-  constructor(readonly name: string) {
-    const pair = generateKeyPair();
+  /** A new random party, or the one holding `seed` (e.g. the same party in another process). */
+  constructor(
+    readonly name: string,
+    seed?: Buffer,
+  ) {
+    const pair = seed === undefined ? generateKeyPair() : { seed, publicKey: publicKeyFromSeed(seed) };
     this.seed = pair.seed;
     this.key = pair.publicKey.toString("hex");
     this.identity = `ed25519:${this.key}`;
