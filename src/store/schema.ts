@@ -1,0 +1,120 @@
+/**
+ * The hub's one schema (docs/storage.md), shared by the SQLite and PostgreSQL stores so both
+ * enforce the same invariants with the same tables, keys and constraints. Plain SQL both
+ * accept: TEXT, BIGINT, SMALLINT, composite keys, UNIQUE, CHECK, `ON CONFLICT`. Commit JSON
+ * columns are TEXT in both: what was written must read back byte for byte (JSONB would
+ * reorder keys and normalise numbers). A migration is applied once and recorded in
+ * `schema_version`; every statement is also written `IF NOT EXISTS`, so a half-applied
+ * manual run can be repeated. Only the party index's backfill (JSON functions) differs by
+ * dialect, so each store passes its own.
+ */
+export interface Migration {
+  version: number;
+  statements: string[];
+}
+
+const VERSION_1: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS contracts (
+    id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    head TEXT NOT NULL,
+    length BIGINT NOT NULL,
+    private SMALLINT NOT NULL DEFAULT 0
+  )`,
+  `CREATE TABLE IF NOT EXISTS commits (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    idx BIGINT NOT NULL,
+    hash TEXT NOT NULL,
+    parent TEXT,
+    data TEXT NOT NULL,
+    signatures TEXT NOT NULL,
+    attestations TEXT,
+    timestamp BIGINT NOT NULL,
+    signers TEXT NOT NULL,
+    PRIMARY KEY (contract_id, idx),
+    UNIQUE (contract_id, hash)
+  )`,
+  // RECV names a SEND by hash alone; hashes include the contract id, so they are unique hub-wide.
+  "CREATE INDEX IF NOT EXISTS commits_by_hash ON commits (hash)",
+  `CREATE TABLE IF NOT EXISTS identities (
+    identity TEXT PRIMARY KEY,
+    created_at BIGINT NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS access_keys (
+    access_key TEXT PRIMARY KEY,
+    identity TEXT NOT NULL REFERENCES identities(identity),
+    created_at BIGINT NOT NULL,
+    revoked_at BIGINT
+  )`,
+  "CREATE INDEX IF NOT EXISTS access_keys_by_identity ON access_keys (identity)",
+  `CREATE TABLE IF NOT EXISTS nonces (
+    access_key TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (access_key, nonce)
+  )`,
+  "CREATE INDEX IF NOT EXISTS nonces_by_expiry ON nonces (expires_at)",
+  `CREATE TABLE IF NOT EXISTS grants (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    identity TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('reader', 'writer')),
+    granted_at BIGINT NOT NULL,
+    PRIMARY KEY (contract_id, identity)
+  )`,
+  "CREATE INDEX IF NOT EXISTS grants_by_identity ON grants (identity)",
+  `CREATE TABLE IF NOT EXISTS assets (
+    issuer TEXT NOT NULL REFERENCES contracts(id),
+    asset_id TEXT NOT NULL,
+    quantity BIGINT NOT NULL CHECK (quantity > 0),
+    divisibility BIGINT NOT NULL CHECK (divisibility > 0),
+    commit_hash TEXT NOT NULL,
+    PRIMARY KEY (issuer, asset_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS balances (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    issuer TEXT NOT NULL,
+    asset_id TEXT NOT NULL,
+    amount BIGINT NOT NULL CHECK (amount >= 0),
+    PRIMARY KEY (contract_id, issuer, asset_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS sends (
+    commit_hash TEXT PRIMARY KEY,
+    from_contract TEXT NOT NULL REFERENCES contracts(id),
+    to_contract TEXT NOT NULL,
+    issuer TEXT NOT NULL,
+    asset_id TEXT NOT NULL,
+    amount BIGINT NOT NULL CHECK (amount > 0)
+  )`,
+  // Each SEND can be received once (PROTOCOL.md §6), across every instance: the constraint,
+  // not a read-then-write check; it is named so a violation is recognised without parsing messages.
+  `CREATE TABLE IF NOT EXISTS receipts (
+    send_commit_hash TEXT NOT NULL REFERENCES sends(commit_hash),
+    recv_commit_hash TEXT NOT NULL,
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    CONSTRAINT receipts_one_per_send UNIQUE (send_commit_hash)
+  )`,
+];
+
+/**
+ * The party index (PROTOCOL.md §7: parties may read private contracts, so they are listed to
+ * them): the identity now stored at each `.id` path, backfilled from the stored commits in log
+ * order, so the last write to a path wins as it does in the state.
+ */
+const PARTY_PATHS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS party_paths (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    path TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    PRIMARY KEY (contract_id, path)
+  )`,
+  "CREATE INDEX IF NOT EXISTS party_paths_by_identity ON party_paths (identity)",
+];
+
+/** The migrations, with the dialect's statement that backfills the party index. */
+export function schemaMigrations(partyPathsBackfill: string): readonly Migration[] {
+  return [
+    { version: 1, statements: [...VERSION_1] },
+    { version: 2, statements: [...PARTY_PATHS, partyPathsBackfill] },
+  ];
+}
