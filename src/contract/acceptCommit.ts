@@ -56,18 +56,19 @@ export async function acceptCommit(
   const ops = commit.data;
   const wasm = ctx.wasm ?? null;
 
+  // One set of facts serves the current model and a candidate one: predicates are evaluated once.
+  const facts = commitFacts(
+    {
+      contractId: state.contractId,
+      hash: commit.hash,
+      parent: commit.parent,
+      input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
+      wasm,
+    },
+    actionLabelsOf(ops),
+  );
   let current = state.current;
   if (state.model !== null) {
-    const facts = commitFacts(
-      {
-        contractId: state.contractId,
-        hash: commit.hash,
-        parent: commit.parent,
-        input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
-        wasm,
-      },
-      actionLabelsOf(ops),
-    );
     const result = await step(state.model.lts, state.current, facts);
     if (result.next.length === 0) {
       throw new ContractError(
@@ -89,20 +90,7 @@ export async function acceptCommit(
     const wanted = new Set(rules.map((r) => r.anchorIndex));
     if (ctx.readLog === undefined) throw new Error("acceptCommit: a MODEL commit needs ctx.readLog to replay the log");
     const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm);
-    const own = await step(
-      model.lts,
-      replay.states,
-      commitFacts(
-        {
-          contractId: state.contractId,
-          hash: commit.hash,
-          parent: commit.parent,
-          input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
-          wasm,
-        },
-        actionLabelsOf(ops),
-      ),
-    );
+    const own = await step(model.lts, replay.states, facts);
     if (own.next.length === 0) {
       throw new ContractError("VALIDATION_FAILED", "The new model has no transition for the commit that installs it", {
         reason: "model_replay",
