@@ -1,15 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { isContractId, type Operation, type WireCommit } from "../contract/Commit.js";
+import { isContractId, type WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
-import { acceptCommit, acceptGenesis, applyDelta, buildCommit, genesisData, stateView } from "../contract/engine.js";
-import { decodeHash, IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
+import { acceptGenesis, buildCommit, genesisData, stateView } from "../contract/engine.js";
+import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
 import type { AppendExtras, ContractRecord, GrantRole, Store } from "../store/Store.js";
 import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
-import { hubLedger } from "./assets/hubLedger.js";
 import { ContractCache } from "./ContractCache.js";
 import { replayReachesHead } from "./corruptionChecks.js";
 import { EventBus } from "./EventBus.js";
@@ -27,11 +26,11 @@ import type {
 } from "./HubApi.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { replayStored, stepForward } from "./loadContractState.js";
-import { operationsFromBody } from "./operationsFromBody.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
 import { pushCommits } from "./pushCommits.js";
 import { replayEvents } from "./replayEvents.js";
 import { type LiveCommit, Subscription } from "./Subscription.js";
+import { submitCommit } from "./submitCommit.js";
 
 /** A template instantiation (the templates module provides it). */
 export type TemplateInstantiator = (
@@ -305,85 +304,12 @@ export class Hub implements HubApi {
     return toLogEntry(c);
   }
 
-  async submitCommit(
+  submitCommit(
     caller: Caller,
     id: string,
     body: SubmitCommitBody,
   ): Promise<{ result: SubmitCommitResult; created: boolean }> {
-    if (body === null || typeof body !== "object" || Array.isArray(body))
-      throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
-        reason: "body_not_object",
-      });
-    if (body.contract_id !== undefined && body.contract_id !== id)
-      throw new ContractError(
-        "INVALID_REQUEST",
-        `Body contract_id ${JSON.stringify(body.contract_id)} differs from ${id}`,
-        {
-          reason: "contract_id_mismatch",
-        },
-      );
-    const fields = body.commit === undefined;
-    const ops = fields ? operationsFromBody(body) : null;
-    const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
-    if (fields && signed && body.parent === undefined)
-      throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
-    // When the hub chose the parent and another instance moved the head before the append,
-    // validate again on the new head (PROTOCOL.md §5) instead of answering 409: the caller
-    // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
-    const hubChoseParent = fields && body.parent === undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.submitLocked(caller, id, body, fields, ops);
-      } catch (err) {
-        if (!hubChoseParent || attempt >= 5 || !isContractError(err, "CONFLICT")) throw err;
-      }
-    }
-  }
-
-  /** One attempt of submitCommit under the contract's lock. */
-  private submitLocked(
-    caller: Caller,
-    id: string,
-    body: SubmitCommitBody,
-    fields: boolean,
-    ops: Operation[] | null,
-  ): Promise<{ result: SubmitCommitResult; created: boolean }> {
-    return this.locks.run(id, async () => {
-      const { state } = await this.access(caller, id, "write");
-      const commit: WireCommit = fields
-        ? buildCommit(
-            id,
-            body.parent === undefined ? state.head : body.parent,
-            ops!,
-            body.signatures ?? {},
-            body.attestations as WireCommit["head"]["attestations"],
-          )
-        : (body.commit as WireCommit);
-      if (commit?.hash === state.head) {
-        // An idempotent retry of the commit that is already the head.
-        const stored = (await this.store.getCommitAt(id, state.length - 1))!;
-        const result = {
-          commit_hash: stored.hash,
-          index: stored.index,
-          new_state: stateView(state),
-          timestamp: stored.timestamp,
-        };
-        return { result, created: false };
-      }
-      const ledger = hubLedger(this, caller, id, () => state.data);
-      const settings = { ...this.settings, assets: ledger };
-      const ctx = engineContext(this.store, id, state.length, [], settings, { timestamp: this.now() });
-      const { stored, delta } = await acceptCommit(state, commit, ctx);
-      await this.append(id, state.head, [stored], ledger.extras());
-      applyDelta(state, delta);
-      this.cache.set(state);
-      const view = stateView(state);
-      this.publish(id, [stored], [view]);
-      return {
-        result: { commit_hash: stored.hash, index: stored.index, new_state: view, timestamp: stored.timestamp },
-        created: true,
-      };
-    });
+    return submitCommit(this, caller, id, body);
   }
 
   push(caller: Caller, id: string, body: { commits: WireCommit[] }): Promise<{ pushed: number; head: string }> {

@@ -1,0 +1,98 @@
+import type { Operation, WireCommit } from "../contract/Commit.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
+import { acceptCommit, applyDelta, buildCommit, stateView } from "../contract/engine.js";
+import { typeName } from "../contract/hex.js";
+import { hubLedger } from "./assets/hubLedger.js";
+import { engineContext } from "./engineContext.js";
+import type { Hub } from "./Hub.js";
+import type { Caller, SubmitCommitBody, SubmitCommitResult } from "./HubApi.js";
+import { operationsFromBody } from "./operationsFromBody.js";
+
+/**
+ * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (PROTOCOL.md §3): the fields form
+ * builds one commit (the operation, then one action per label) on `parent` or the head; the
+ * `{commit}` form takes a client-built commit. Re-sending the head is an idempotent 200. The
+ * engine decides under the contract's lock; the store appends at the validated head.
+ */
+export async function submitCommit(
+  hub: Hub,
+  caller: Caller,
+  id: string,
+  body: SubmitCommitBody,
+): Promise<{ result: SubmitCommitResult; created: boolean }> {
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
+      reason: "body_not_object",
+    });
+  if (body.contract_id !== undefined && body.contract_id !== id)
+    throw new ContractError(
+      "INVALID_REQUEST",
+      `Body contract_id ${JSON.stringify(body.contract_id)} differs from ${id}`,
+      {
+        reason: "contract_id_mismatch",
+      },
+    );
+  const fields = body.commit === undefined;
+  const ops = fields ? operationsFromBody(body) : null;
+  const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
+  if (fields && signed && body.parent === undefined)
+    throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
+  // When the hub chose the parent and another instance moved the head before the append,
+  // validate again on the new head (PROTOCOL.md §5) instead of answering 409: the caller
+  // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
+  const hubChoseParent = fields && body.parent === undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await submitLocked(hub, caller, id, body, fields, ops);
+    } catch (err) {
+      if (!hubChoseParent || attempt >= 5 || !isContractError(err, "CONFLICT")) throw err;
+    }
+  }
+}
+
+/** One attempt of submitCommit under the contract's lock. */
+function submitLocked(
+  hub: Hub,
+  caller: Caller,
+  id: string,
+  body: SubmitCommitBody,
+  fields: boolean,
+  ops: Operation[] | null,
+): Promise<{ result: SubmitCommitResult; created: boolean }> {
+  return hub.locks.run(id, async () => {
+    const { state } = await hub.access(caller, id, "write");
+    const commit: WireCommit = fields
+      ? buildCommit(
+          id,
+          body.parent === undefined ? state.head : body.parent,
+          ops!,
+          body.signatures ?? {},
+          body.attestations as WireCommit["head"]["attestations"],
+        )
+      : (body.commit as WireCommit);
+    if (commit?.hash === state.head) {
+      // An idempotent retry of the commit that is already the head.
+      const stored = (await hub.store.getCommitAt(id, state.length - 1))!;
+      const result = {
+        commit_hash: stored.hash,
+        index: stored.index,
+        new_state: stateView(state),
+        timestamp: stored.timestamp,
+      };
+      return { result, created: false };
+    }
+    const ledger = hubLedger(hub, caller, id, () => state.data);
+    const settings = { ...hub.settings, assets: ledger };
+    const ctx = engineContext(hub.store, id, state.length, [], settings, { timestamp: hub.now() });
+    const { stored, delta } = await acceptCommit(state, commit, ctx);
+    await hub.append(id, state.head, [stored], ledger.extras());
+    applyDelta(state, delta);
+    hub.cache.set(state);
+    const view = stateView(state);
+    hub.publish(id, [stored], [view]);
+    return {
+      result: { commit_hash: stored.hash, index: stored.index, new_state: view, timestamp: stored.timestamp },
+      created: true,
+    };
+  });
+}
