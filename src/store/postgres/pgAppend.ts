@@ -1,13 +1,10 @@
 import type pg from "pg";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import type { AppendExtras } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
 import { insertCommits } from "./pgCommitRows.js";
-
-function conflict(contractId: string, head: string | null, message: string): ContractError {
-  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
-}
 
 /** Head check under the row lock, one batched insert, head update, asset effects, party index, NOTIFY. */
 export async function appendInTransaction(
@@ -26,7 +23,7 @@ export async function appendInTransaction(
     if (c === undefined) {
       const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
         .rows;
-      if (row !== undefined) throw conflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
       throw new ContractError("INTERNAL", "Cannot create a contract without its record");
     }
     // ON CONFLICT waits for a concurrent creator to finish, then reports the row: the
@@ -39,7 +36,7 @@ export async function appendInTransaction(
     if (created.rowCount !== 1) {
       const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
         .rows;
-      throw conflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
+      throw headConflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
     }
     if ((c.readers ?? []).length > 0) {
       await client.query(
@@ -57,19 +54,9 @@ export async function appendInTransaction(
         [contractId],
       )
     ).rows;
-    if (row === undefined) throw conflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
-    if (row.head !== expectedHead)
-      throw conflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
-    length = row.length;
+    length = lengthAtHead(contractId, row, expectedHead);
   }
-  // The caller computed positions from the head it validated against; they must line up.
-  let parent = expectedHead;
-  for (const [i, c] of commits.entries()) {
-    if (c.index !== length + i || c.parent !== parent) {
-      throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
-    }
-    parent = c.hash;
-  }
+  const parent = checkChain(length, expectedHead, commits);
   await insertCommits(client, contractId, commits);
   await client.query("UPDATE contracts SET head = $1, length = $2 WHERE id = $3", [
     parent,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
@@ -59,10 +60,6 @@ const accessKeyFromRow = (r: AccessKeyRow): AccessKeyRecord => ({
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });
-
-function conflict(contractId: string, head: string | null, message: string): ContractError {
-  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
-}
 
 /** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL, group commit (docs/storage.md). */
 export class SqliteStore implements Store {
@@ -158,7 +155,7 @@ export class SqliteStore implements Store {
       | undefined;
     let length: number;
     if (expectedHead === null) {
-      if (row !== undefined) throw conflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
       const c = extras.contract;
       if (c === undefined) throw new ContractError("INTERNAL", "Cannot create a contract without its record");
       this.sql("INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES (?, ?, ?, ?, 0, ?)").run(
@@ -174,19 +171,9 @@ export class SqliteStore implements Store {
       for (const reader of c.readers ?? []) grant.run(contractId, reader, c.createdAt);
       length = 0;
     } else {
-      if (row === undefined) throw conflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
-      if (row.head !== expectedHead)
-        throw conflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
-      length = row.length;
+      length = lengthAtHead(contractId, row, expectedHead);
     }
-    // The caller computed positions from the head it validated against; they must line up.
-    let parent = expectedHead;
-    for (const [i, c] of commits.entries()) {
-      if (c.index !== length + i || c.parent !== parent) {
-        throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
-      }
-      parent = c.hash;
-    }
+    const parent = checkChain(length, expectedHead, commits);
     const insert = this.sql(
       `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,

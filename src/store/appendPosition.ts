@@ -1,0 +1,44 @@
+/**
+ * The checks both stores make inside an append's transaction, once the contract's row is
+ * read (and locked): the stored head is the one the caller validated against, and the
+ * commits line up after it. Kept in one place so SQLite and PostgreSQL refuse the same way.
+ */
+import { ContractError } from "../contract/ContractError.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
+
+/** CONFLICT with the stored head in `details.head` (PROTOCOL.md §5). */
+export function headConflict(contractId: string, head: string | null, message: string): ContractError {
+  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
+}
+
+/**
+ * The stored length when `row` (the contract's stored head and length) is at `expectedHead`;
+ * CONFLICT with the stored head when the contract is missing or its head moved.
+ */
+export function lengthAtHead(
+  contractId: string,
+  row: { head: string; length: number } | undefined,
+  expectedHead: string,
+): number {
+  if (row === undefined) throw headConflict(contractId, null, `Cannot append: contract ${contractId} does not exist`);
+  if (row.head !== expectedHead) {
+    throw headConflict(contractId, row.head, `Cannot append: the head of ${contractId} moved to ${row.head}`);
+  }
+  return row.length;
+}
+
+/**
+ * The new head after `commits`; throws INTERNAL unless they sit at `length`, `length + 1`, …
+ * each naming the previous as parent (the caller computed positions from the head it
+ * validated against, so a mismatch is a bug, not a race).
+ */
+export function checkChain(length: number, parent: string | null, commits: readonly StoredCommit[]): string | null {
+  let head = parent;
+  for (const [i, c] of commits.entries()) {
+    if (c.index !== length + i || c.parent !== head) {
+      throw new ContractError("INTERNAL", `Cannot append: commit ${c.hash} is not at position ${length + i}`);
+    }
+    head = c.hash;
+  }
+  return head;
+}
