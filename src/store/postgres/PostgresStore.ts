@@ -1,6 +1,7 @@
 import pg from "pg";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
@@ -17,7 +18,6 @@ import { migratePg } from "./migrate.js";
 import { appendInTransaction } from "./pgAppend.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
-import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "./rows.js";
 
 export interface PostgresStoreOptions extends PgLocation {
   /** Pool connections of this instance (default 10; see docs/deploy.md for sizing). */

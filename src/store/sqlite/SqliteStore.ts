@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
+import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
@@ -28,38 +29,6 @@ export interface SqliteStoreOptions {
   /** Rows per page when streaming commits (default 256). */
   pageSize?: number;
 }
-
-interface ContractRow {
-  id: string;
-  owner: string;
-  created_at: number;
-  head: string;
-  length: number;
-  private: number;
-}
-
-interface AccessKeyRow {
-  access_key: string;
-  identity: string;
-  created_at: number;
-  revoked_at: number | null;
-}
-
-const contractFromRow = (r: ContractRow): ContractRecord => ({
-  id: r.id,
-  owner: r.owner,
-  createdAt: r.created_at,
-  head: r.head,
-  length: r.length,
-  private: r.private !== 0,
-});
-
-const accessKeyFromRow = (r: AccessKeyRow): AccessKeyRecord => ({
-  accessKey: r.access_key,
-  identity: r.identity,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-});
 
 /** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL, group commit (docs/storage.md). */
 export class SqliteStore implements Store {

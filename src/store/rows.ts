@@ -1,6 +1,7 @@
-import type { AccessKeyRecord, ContractRecord } from "../Store.js";
+/** Rows of the shared schema (schema.ts) and their records, for both stores. */
+import type { AccessKeyRecord, ContractRecord } from "./Store.js";
 
-/** A `contracts` row (BIGINT columns arrive as numbers: see pgPool.ts). */
+/** A `contracts` row (PostgreSQL BIGINT columns arrive as numbers too: see postgres/pgPool.ts). */
 export interface ContractRow {
   id: string;
   owner: string;
