@@ -1,4 +1,5 @@
 /** Shared fixtures of the hub tests: parties with keys, a hub on a temporary SQLite directory, signed commits. */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { computeCommitHash, signCommit } from "../src/contract/commitHash.js";
 import { buildCommit, genesisData } from "../src/contract/engine.js";
 import { generateKeyPair, publicKeyFromSeed } from "../src/contract/keys.js";
+import { postsAfter } from "../src/http/testing/testApps.js";
 import { Hub, type HubOptions } from "../src/hub/Hub.js";
 import type { Caller } from "../src/hub/HubApi.js";
 
@@ -89,13 +91,7 @@ export function signedCommit(id: string, parent: string | null, data: Operation[
 
 /** `n` unsigned post commits chained after `parent` (for contracts without a model). */
 export function postChain(id: string, parent: string, n: number, tag = "p"): WireCommit[] {
-  const out: WireCommit[] = [];
-  for (let i = 0; i < n; i++) {
-    const c = buildCommit(id, parent, [{ method: "post", path: `/notes/${tag}${i}.text`, value: `${tag}${i}` }]);
-    out.push(c);
-    parent = c.hash;
-  }
-  return out;
+  return postsAfter(id, parent, n, tag);
 }
 
 /** The signature fields of a `submitCommit` body for `data` after `parent`, signed by `signer`. */
