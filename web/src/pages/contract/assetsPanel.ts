@@ -1,0 +1,60 @@
+/** The contract's assets and the balances held, shown only when the hub serves assets. */
+import { contractPath, optional } from "../../api.js";
+import { h, mount } from "../../dom.js";
+import type { ContractPageContext, Panel } from "./ContractPageContext.js";
+
+interface AssetsView {
+  assets: { asset_id: string; quantity: number; divisibility: number }[];
+  balances: { asset_id: string; issuer: string; amount: number }[];
+}
+
+export function assetsPanel(ctx: ContractPageContext): Panel {
+  const root = h("section", { id: "assets", hidden: true });
+  return {
+    root,
+    async refresh() {
+      const a = await optional<AssetsView>(contractPath(ctx.id, "/assets"));
+      if (ctx.stopped || a === null) return;
+      root.hidden = false;
+      mount(
+        root,
+        h("h2", {}, "Assets"),
+        a.assets.length === 0
+          ? h("p", { class: "muted" }, "No assets created in this contract.")
+          : h(
+              "table",
+              { class: "list" },
+              h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Quantity"), h("th", {}, "Divisibility"))),
+              h(
+                "tbody",
+                {},
+                ...a.assets.map((x) =>
+                  h(
+                    "tr",
+                    {},
+                    h("td", {}, x.asset_id),
+                    h("td", { class: "num" }, x.quantity),
+                    h("td", { class: "num" }, x.divisibility),
+                  ),
+                ),
+              ),
+            ),
+        h("h3", {}, "Balances held"),
+        a.balances.length === 0
+          ? h("p", { class: "muted" }, "None.")
+          : h(
+              "table",
+              { class: "list" },
+              h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Issuer"), h("th", {}, "Amount"))),
+              h(
+                "tbody",
+                {},
+                ...a.balances.map((x) =>
+                  h("tr", {}, h("td", {}, x.asset_id), h("td", {}, x.issuer), h("td", { class: "num" }, x.amount)),
+                ),
+              ),
+            ),
+      );
+    },
+  };
+}
