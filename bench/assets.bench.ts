@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateKeyPair } from "../src/contract/keys.js";
-import { Hub } from "../src/hub/Hub.js";
+import type { Hub } from "../src/hub/Hub.js";
 import type { Caller } from "../src/hub/HubApi.js";
+import { openSqliteHub } from "../test/support/openSqliteHub.js";
 import type { Reporter } from "./Reporter.js";
 
 const BENCH = "assets";
@@ -45,7 +46,7 @@ async function pairsPerSecond(hub: Hub, lanes: number, ms: number): Promise<numb
 
 export default async function assetsBench(r: Reporter): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-assets-"));
-  const hub = await Hub.open({ dataDir: dir });
+  const hub = await openSqliteHub({ dataDir: dir });
   try {
     await pairsPerSecond(hub, 1, 300); // warm-up
     r.add({

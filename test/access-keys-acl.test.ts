@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
 import { registrationBody, revocationBody, signRequest } from "../src/auth/signRequest.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
-import { type Principal, postsAfter, type TestApp, testApp } from "../src/http/testing/testApps.js";
+import { type Principal, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 let t: TestApp;
 let rpcApp: FastifyInstance;

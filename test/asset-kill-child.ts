@@ -1,15 +1,9 @@
-/**
- * Child process of test/assets-kill.test.ts: on a hub over `<dataDir>`, four issuers each
- * CREATE an asset, then concurrently SEND to their recipient and RECV there, printing
- * `ack send <issuer> <recipient> <hash> <amount>` and `ack recv <recipient> <send> <hash>`
- * once each operation was acknowledged, until it is killed. Usage: asset-kill-child.ts <dataDir>.
- */
-import { Hub } from "../src/hub/Hub.js";
 import { Actor } from "./hub-fixtures.js";
+import { openSqliteHub } from "./support/openSqliteHub.js";
 
 const dataDir = process.argv[2];
 if (dataDir === undefined) throw new Error("usage: asset-kill-child.ts <dataDir>");
-const hub = await Hub.open({ dataDir });
+const hub = await openSqliteHub({ dataDir });
 // The parent passes alice's seed, so it can act as the same party after the kill.
 const alice = new Actor("alice", Buffer.from(process.argv[3]!, "hex"));
 

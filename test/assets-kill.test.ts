@@ -9,9 +9,9 @@ import { spawn } from "node:child_process";
 import { after, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { checkAssetInvariants } from "../src/hub/assets/checkAssetInvariants.js";
-import { Hub } from "../src/hub/Hub.js";
 import { recv, rpcCodeOf } from "./asset-fixtures.js";
 import { Actor, cleanup, tempDir } from "./hub-fixtures.js";
+import { openSqliteHub } from "./support/openSqliteHub.js";
 
 after(cleanup);
 
@@ -48,7 +48,7 @@ it("keeps every acknowledged SEND and RECV after kill -9, and the pending SENDs 
   // The child's alice owns the contracts; the same party receives the pending SENDs after the kill.
   const alice = new Actor("alice");
   const acked = await runAndKill(dir, 300, alice.seed);
-  const hub = await Hub.open({ dataDir: dir });
+  const hub = await openSqliteHub({ dataDir: dir });
   try {
     const sends = new Map<string, { to: string; amount: number }>();
     const received = new Map<string, string>();

@@ -4,7 +4,7 @@
  * after each append resolved, until it is killed. Usage: durability-appender.ts <dataDir>.
  */
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
-import { testChain } from "../src/store/sqlite/testChain.js";
+import { testChain } from "./support/testChain.js";
 
 const dataDir = process.argv[2];
 if (dataDir === undefined) throw new Error("usage: durability-appender.ts <dataDir>");

@@ -16,7 +16,7 @@ import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { REST_ROUTES } from "../src/http/restRoutes.js";
 import { RPC_METHODS } from "../src/http/rpcMethods.js";
-import { genesisFor, postsAfter, type TestApp, testApp } from "../src/http/testing/testApps.js";
+import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);

@@ -8,9 +8,10 @@ import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { computeCommitHash, signCommit } from "../src/contract/commitHash.js";
 import { buildCommit, genesisData } from "../src/contract/engine.js";
 import { generateKeyPair, publicKeyFromSeed } from "../src/contract/keys.js";
-import { postsAfter } from "../src/http/testing/testApps.js";
-import { Hub, type HubOptions } from "../src/hub/Hub.js";
+import type { Hub, HubOptions } from "../src/hub/Hub.js";
 import type { Caller } from "../src/hub/HubApi.js";
+import { openSqliteHub } from "./support/openSqliteHub.js";
+import { postsAfter } from "./support/testApps.js";
 
 /** A party: its seed, its key as stored at `.id` paths, and the caller it authenticates as. */
 export class Actor {
@@ -61,7 +62,7 @@ export function cleanup(): void {
 
 /** A hub on its own SQLite file (or `dataDir`'s). */
 export function openHub(dataDir = tempDir(), options: Omit<HubOptions, "store"> = {}): Promise<Hub> {
-  return Hub.open({ ...options, dataDir });
+  return openSqliteHub({ ...options, dataDir });
 }
 
 /** The escrow parties' initial state. */

@@ -5,6 +5,7 @@ import { Hub } from "../src/hub/Hub.js";
 import type { Store } from "../src/store/Store.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { Actor, cleanup, genesisCommit, signedCommit, tempDir } from "./hub-fixtures.js";
+import { openSqliteHub } from "./support/openSqliteHub.js";
 
 /** The real store, recording the first index of every log read (a decorator, not a stand-in). */
 function recordingReads(store: Store): { store: Store; starts: number[] } {
@@ -35,7 +36,7 @@ describe("a hub whose cached state falls behind the store", () => {
     const storeA = await SqliteStore.open({ dataDir: dir });
     const recorded = recordingReads(storeA);
     const hubA = new Hub({ store: recorded.store });
-    const hubB = await Hub.open({ dataDir: dir });
+    const hubB = await openSqliteHub({ dataDir: dir });
     try {
       const genesis = genesisCommit("c1", owner);
       await hubA.push(owner.caller, "c1", { commits: [genesis] });

@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { registrationBody, signRequest } from "../src/auth/signRequest.js";
 import { generateKeyPair } from "../src/contract/keys.js";
-import { type Principal, postsAfter, type TestApp, testApp } from "../src/http/testing/testApps.js";
+import { type Principal, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 type Kind = "none" | "badSig" | "expired" | "replayed" | "revoked" | "stranger" | "reader" | "writer" | "owner";
 type Visibility = "public" | "private";

@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
-import { type Principal, type TestApp, testApp } from "../src/http/testing/testApps.js";
+import { type Principal, type TestApp, testApp } from "./support/testApps.js";
 
 let t: TestApp;
 let rpcApp: FastifyInstance;

@@ -11,8 +11,8 @@ import { WebSocket } from "ws";
 import { socketAuthParams } from "../src/auth/signRequest.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { RateLimiter } from "../src/http/RateLimiter.js";
-import { type TestApp, testApp } from "../src/http/testing/testApps.js";
 import { SynthesisQuota } from "../src/synthesis/SynthesisQuota.js";
+import { type TestApp, testApp } from "./support/testApps.js";
 
 const details = (res: { body: string }) => (JSON.parse(res.body) as { details: Record<string, unknown> }).details;
 

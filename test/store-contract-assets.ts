@@ -9,7 +9,7 @@ import { assertContractErrorAsync } from "../src/contract/assertContractError.js
 import { isContractError } from "../src/contract/ContractError.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { AssetEffect, Store } from "../src/store/Store.js";
-import { testChain } from "../src/store/sqlite/testChain.js";
+import { testChain } from "./support/testChain.js";
 
 const created = { contract: { owner: "ab".repeat(32), createdAt: 1_700_000_000, private: false } };
 

@@ -10,8 +10,8 @@ import { assertContractErrorAsync } from "../src/contract/assertContractError.js
 import { computeCommitHash } from "../src/contract/commitHash.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
-import { testChain } from "../src/store/sqlite/testChain.js";
 import { assetCases } from "./store-contract-assets.js";
+import { testChain } from "./support/testChain.js";
 
 export const OWNER = "ab".repeat(32);
 export const OTHER = "cd".repeat(32);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Io } from "../src/cli/Io.js";
 import { main } from "../src/cli/main.js";
-import { FakeLlmServer, openAiReply } from "../src/synthesis/testing/FakeLlmServer.js";
+import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 
 const VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "HUB_LLM_BASE_URL", "HUB_LLM_MODEL", "HUB_LLM_PROVIDER"] as const;
 

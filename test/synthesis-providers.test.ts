@@ -5,7 +5,7 @@ import { checkAtInitial } from "../src/lang/check.js";
 import { compileModel } from "../src/lang/Lts.js";
 import { parseModel, parseRule } from "../src/lang/parser.js";
 import { synthesize } from "../src/synthesis/index.js";
-import { anthropicReply, FakeLlmServer, openAiReply } from "../src/synthesis/testing/FakeLlmServer.js";
+import { anthropicReply, FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 
 const MODEL = `model sale {
   initial init

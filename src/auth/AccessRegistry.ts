@@ -3,10 +3,11 @@
  * proof of possession on registration, revocation by a sibling key or the identity key, and
  * a revocation signal so live subscriptions of a revoked key can be closed.
  */
+
+import type { Caller } from "../api/Caller.js";
 import { ContractError } from "../contract/ContractError.js";
 import { decodeSignature, encodeHex, formatIdentity, parseIdentity } from "../contract/hex.js";
 import { verifyAsync } from "../contract/keys.js";
-import type { Caller } from "../hub/HubApi.js";
 import type { AccessKeyRecord, AuthStore } from "./AuthStore.js";
 import { registrationText, revocationText } from "./signingText.js";
 

@@ -3,10 +3,11 @@
  * resolves the caller. Cheap checks (presence, shapes, time window) run before the store
  * lookup, and the signature before the nonce is spent, so forged requests cannot burn nonces.
  */
+
+import { ANONYMOUS, type Caller } from "../api/Caller.js";
 import { ContractError } from "../contract/ContractError.js";
 import { decodeHex, isLowerHex } from "../contract/hex.js";
 import { verifyAsync } from "../contract/keys.js";
-import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
 import type { AccessKeyRecord, AuthStore } from "./AuthStore.js";
 import { AUTH_HEADERS, requestSigningText, sha256HexOf, socketAuthText } from "./signingText.js";
 

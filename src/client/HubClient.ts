@@ -4,11 +4,13 @@
  * idempotent GETs are retried on network failures and 429/502/503/504. Errors are thrown as
  * ContractError with the hub's code and details, exactly as the hub raised them.
  */
+
+import type { PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { isErrorCode } from "../contract/errorCodes.js";
-import type { CreateContractBody, PullResult, StateView, SubmitCommitBody, SubmitCommitResult } from "../hub/HubApi.js";
 import { HubSocket } from "./HubSocket.js";
 
 export interface HubClientOptions {

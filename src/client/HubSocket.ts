@@ -4,10 +4,10 @@
  * to their subscription's handler.
  */
 import { WebSocket } from "ws";
+import type { CommitEvent } from "../api/responses.js";
 import { socketAuthParams } from "../auth/signRequest.js";
 import { ContractError } from "../contract/ContractError.js";
 import { isErrorCode } from "../contract/errorCodes.js";
-import type { CommitEvent } from "../hub/HubApi.js";
 
 /** A commit notification as delivered to a handler. */
 export type CommitNotification = CommitEvent & { subscription: string };

@@ -1,12 +1,12 @@
 /** Helpers to build commits clients sign (PROTOCOL.md §2–3): the hash covers exactly what the hub stores. */
 import { createPublicKey } from "node:crypto";
+import type { SubmitCommitBody } from "../api/schemas.js";
 import { buildWireCommit, type CommitSigner } from "../contract/buildWireCommit.js";
 import type { Operation, WireCommit } from "../contract/Commit.js";
 import { computeCommitHash, signCommit } from "../contract/commitHash.js";
 import { formatIdentity } from "../contract/hex.js";
 import { publicKeyFromSeed, rawPublicKey } from "../contract/keys.js";
-import type { SubmitCommitBody } from "../hub/HubApi.js";
-import { operationsFromBody } from "../hub/operationsFromBody.js";
+import { operationsFromBody } from "../contract/operationsFromBody.js";
 
 export { buildWireCommit, type CommitSigner };
 

@@ -6,7 +6,7 @@ import type { Property } from "../lang/ast.js";
 import type { Lts, LtsTransition } from "../lang/Lts.js";
 import { printProperty } from "../lang/printer.js";
 import { isPredicate, propertyKey } from "../lang/properties.js";
-import { evaluateBuiltin, type PredicateInput, pathCovers } from "../predicates/builtinPredicates.js";
+import { evaluateBuiltin, type PredicateInput, pathCovers } from "./builtinPredicates.js";
 import type { Operation } from "./Commit.js";
 import type { PredicateResult, WasmRunner } from "./EngineContext.js";
 

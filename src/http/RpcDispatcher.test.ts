@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { postsAfter, type TestApp, testApp } from "../../test/support/testApps.js";
 import { RPC_METHODS } from "./rpcMethods.js";
-import { postsAfter, type TestApp, testApp } from "./testing/testApps.js";
 
 type Rpc = {
   id?: unknown;

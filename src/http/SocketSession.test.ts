@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import { test } from "node:test";
 import { WebSocket } from "ws";
+import { type Principal, postsAfter, type TestApp, testApp } from "../../test/support/testApps.js";
 import { socketAuthParams } from "../auth/signRequest.js";
-import { type Principal, postsAfter, type TestApp, testApp } from "./testing/testApps.js";
 
 type Msg = {
   id?: unknown;

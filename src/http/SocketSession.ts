@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { Type } from "typebox";
 import type { WebSocket } from "ws";
+import * as S from "../api/schemas.js";
 import { ContractError } from "../contract/ContractError.js";
 import { formatIdentity } from "../contract/hex.js";
 import type { Caller, CommitEvent } from "../hub/HubApi.js";
@@ -14,7 +15,6 @@ import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
 import { failure, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
-import * as S from "./schemas.js";
 import { toContractError } from "./toContractError.js";
 
 /** RPC context of a socket call: the session is reachable for the socket-only methods. */

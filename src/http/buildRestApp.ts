@@ -1,12 +1,12 @@
 import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
+import { ErrorBody } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { Answer, REST_ROUTES } from "./restRoutes.js";
-import { ErrorBody } from "./schemas.js";
 import { serveExplorer } from "./serveExplorer.js";
 
 /** The REST app (spec 4.1 + PROTOCOL.md §4), with `/openapi.json` and `/ws`. */

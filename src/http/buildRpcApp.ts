@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { Responses } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
@@ -6,7 +7,6 @@ import type { HttpOptions } from "./HttpOptions.js";
 import { failure, RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { RPC_METHODS } from "./rpcMethods.js";
-import { Responses } from "./schemas.js";
 
 /** The JSON-RPC app (PROTOCOL.md §8): `POST /`, `GET /health` and `/ws`. */
 export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance> {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
+import { genesisFor, postsAfter, type TestApp, testApp } from "../../test/support/testApps.js";
 import { REST_ROUTES } from "./restRoutes.js";
-import { genesisFor, postsAfter, type TestApp, testApp } from "./testing/testApps.js";
 
 const json = (body: string) => JSON.parse(body) as Record<string, unknown>;
 const details = (body: string) => json(body).details as Record<string, unknown>;

@@ -3,13 +3,13 @@
  * and the hub operation it translates to. Nothing here decides validity; the hub does.
  */
 import type { TSchema } from "typebox";
+import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { WireCommit } from "../contract/Commit.js";
 import type { Caller, CreateContractBody, SubmitCommitBody } from "../hub/HubApi.js";
 import type { AuthMode } from "./createBaseApp.js";
 import { type HubServices, requireOperation } from "./HubServices.js";
 import { pullResponse } from "./pullResponse.js";
-import * as S from "./schemas.js";
 
 /** A response whose status is decided per request. */
 export class Answer {

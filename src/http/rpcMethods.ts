@@ -4,11 +4,11 @@
  * `auth` are writes and need an authenticated caller.
  */
 import { type TSchema, Type } from "typebox";
+import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { WireCommit } from "../contract/Commit.js";
 import type { Caller, CreateContractBody, SubmitCommitBody } from "../hub/HubApi.js";
 import { type HubServices, requireOperation } from "./HubServices.js";
-import * as S from "./schemas.js";
 
 /** What a method runs with; the WebSocket adapter adds its session. */
 export interface RpcContext {

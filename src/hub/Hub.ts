@@ -7,7 +7,6 @@ import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { type StoredCommit, toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
 import type { AppendExtras, ContractRecord, GrantRole, Store } from "../store/Store.js";
-import { SqliteStore } from "../store/sqlite/SqliteStore.js";
 import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
 import { ContractCache } from "./ContractCache.js";
 import { replayReachesHead } from "./corruptionChecks.js";
@@ -84,12 +83,6 @@ export class Hub implements HubApi {
     this.templates = options.templates;
     this.onError = options.onError ?? (() => {});
     this.ownsStore = ownsStore;
-  }
-
-  /** A hub over a SQLite store in `dataDir` (closed with the hub). */
-  static async open(options: Omit<HubOptions, "store"> & { dataDir: string }): Promise<Hub> {
-    const store = await SqliteStore.open({ dataDir: options.dataDir });
-    return new Hub({ ...options, store }, true);
   }
 
   /** Closes subscriptions, then the store if the hub opened it. */

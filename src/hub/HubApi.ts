@@ -3,66 +3,16 @@
  * adapters call these and nothing else). Every operation returns the response body of
  * PROTOCOL.md §4/§8 or throws ContractError, whose code maps through the one error table.
  */
+import type { Caller } from "../api/Caller.js";
+import type { CommitEvent, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
-import type { StateView } from "../contract/stateView.js";
 
-/** Who is calling, as established by request authentication (null fields: anonymous). */
-export interface Caller {
-  /** Identity key, lower-case hex, or null when unauthenticated. */
-  identity: string | null;
-  /** The access key that signed the request, lower-case hex. */
-  accessKey: string | null;
-}
-
-export const ANONYMOUS: Caller = Object.freeze({ identity: null, accessKey: null });
-
-export type { StateView, ValidAction } from "../contract/stateView.js";
-
-export interface CreateContractBody {
-  contract_id?: string;
-  model?: string | null;
-  rules?: string[];
-  owner?: string;
-  state?: Record<string, unknown>;
-  readers?: string[];
-  template?: string;
-  params?: Record<string, unknown>;
-}
-
-/** `POST /contracts/:id/commits` body (PROTOCOL.md §3): either fields, or `{commit}`. */
-export interface SubmitCommitBody {
-  contract_id?: string;
-  method?: string;
-  path?: string;
-  value?: unknown;
-  action?: string;
-  action_labels?: string[];
-  signatures?: Record<string, string>;
-  attestations?: unknown[];
-  parent?: string | null;
-  commit?: WireCommit;
-}
-
-export interface SubmitCommitResult {
-  commit_hash: string;
-  index: number;
-  new_state: StateView;
-  timestamp: number;
-}
-
-export interface PullResult {
-  contract_id: string;
-  head: string;
-  commits: PulledCommit[];
-  has_more?: boolean;
-}
-
-/** A commit event (PROTOCOL.md §9), delivered in log order exactly once per stored commit. */
-export interface CommitEvent {
-  contract_id: string;
-  commit: LogEntry;
-  state: StateView;
-}
+// The request and response types live in src/api, shared with the SDK; they are re-exported
+// here so code above the core can name the whole surface from one file.
+export { ANONYMOUS, type Caller } from "../api/Caller.js";
+export type { CommitEvent, PullResult, StateView, SubmitCommitResult, ValidAction } from "../api/responses.js";
+export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
 export interface HubApi {
   health(): { status: string; version: string };

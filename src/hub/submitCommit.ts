@@ -2,11 +2,11 @@ import type { Operation, WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import { acceptCommit, applyDelta, buildCommit, stateView } from "../contract/engine.js";
 import { typeName } from "../contract/hex.js";
+import { operationsFromBody } from "../contract/operationsFromBody.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
 import type { Hub } from "./Hub.js";
 import type { Caller, SubmitCommitBody, SubmitCommitResult } from "./HubApi.js";
-import { operationsFromBody } from "./operationsFromBody.js";
 
 /**
  * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (PROTOCOL.md §3): the fields form

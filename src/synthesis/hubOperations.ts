@@ -1,6 +1,6 @@
+import type { Caller } from "../api/Caller.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { TemplateInstantiator } from "../hub/Hub.js";
-import type { Caller } from "../hub/HubApi.js";
 import { getTemplate } from "../templates/getTemplate.js";
 import { instantiateTemplate } from "../templates/instantiateTemplate.js";
 import { listTemplates } from "../templates/listTemplates.js";

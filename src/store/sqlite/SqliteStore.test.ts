@@ -4,13 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
+import { testChain } from "../../../test/support/testChain.js";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
-import { testChain } from "./testChain.js";
 
 const dirs: string[] = [];
 after(() => {

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { assertContractError } from "../contract/assertContractError.js";
+import { assertContractError } from "./assertContractError.js";
 import { operationsFromBody } from "./operationsFromBody.js";
-import { pageQuery } from "./pageQuery.js";
 
 it("builds the method operation first, then one action per label", () => {
   assert.deepEqual(operationsFromBody({ method: "post", path: "/a.text", value: "x", action_labels: ["A", "B"] }), [
@@ -29,13 +28,4 @@ it("rejects bodies without operations, bad labels and misplaced fields", () => {
   assertContractError(() => operationsFromBody({ action_labels: ["SEND"] }), "INVALID_REQUEST");
   assertContractError(() => operationsFromBody({ action_labels: "A" as never }), "INVALID_REQUEST");
   assertContractError(() => operationsFromBody({ method: 3 as never }), "INVALID_REQUEST");
-});
-
-it("pages with defaults, caps the limit and refuses malformed values", () => {
-  assert.deepEqual(pageQuery({}), { limit: 100, offset: 0 });
-  assert.deepEqual(pageQuery({ limit: "20", offset: 5 }), { limit: 20, offset: 5 });
-  assert.deepEqual(pageQuery({ limit: 5000 }), { limit: 1000, offset: 0 });
-  for (const bad of [{ limit: -1 }, { limit: 1.5 }, { offset: "x" }, { limit: "1e3" }, { offset: null }]) {
-    assertContractError(() => pageQuery(bad), "INVALID_REQUEST", "bad_query");
-  }
 });

@@ -1,6 +1,7 @@
 /**
- * TypeBox schemas of every route and JSON-RPC method (PROTOCOL.md §3–4, §8). One object per
- * shape serves as the validator, the TypeScript type and the OpenAPI source. Shapes check
+ * TypeBox schemas of every request: one object per shape is the validator of the REST route
+ * and the JSON-RPC method, the OpenAPI source, and (as the type of the same name, its
+ * `Static`) the input type of the core's operation and of the SDK. Shapes check
  * types only; hex, ids and business rules are checked by the hub's strict decoders, which
  * name the exact problem.
  */
@@ -26,10 +27,12 @@ export const PageQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
 });
+export type PageQuery = Static<typeof PageQuery>;
 export const PullQuery = Type.Object({
   since: Type.Optional(Hash),
   limit: Type.Optional(Type.Integer({ minimum: 0 })),
 });
+export type PullQuery = Static<typeof PullQuery>;
 
 export const Operation = Type.Object({
   method: Type.String(),
@@ -59,6 +62,7 @@ export const CreateContractBody = Type.Object({
   template: Type.Optional(Type.String()),
   params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
+export type CreateContractBody = Static<typeof CreateContractBody>;
 
 export const SubmitCommitBody = Type.Object({
   contract_id: Type.Optional(Type.String()),
@@ -72,8 +76,10 @@ export const SubmitCommitBody = Type.Object({
   parent: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   commit: Type.Optional(WireCommit),
 });
+export type SubmitCommitBody = Static<typeof SubmitCommitBody>;
 
 export const PushBody = Type.Object({ commits: Type.Array(WireCommit) });
+export type PushBody = Static<typeof PushBody>;
 
 export const RegisterBody = Type.Object({
   identity_pubkey: Type.String(),
@@ -81,22 +87,26 @@ export const RegisterBody = Type.Object({
   identity_signature: Type.String(),
   access_signature: Type.String(),
 });
+export type RegisterBody = Static<typeof RegisterBody>;
 
 export const RevokeBody = Type.Object({
   access_key: Type.String(),
   identity_pubkey: Type.Optional(Type.String()),
   identity_signature: Type.Optional(Type.String()),
 });
+export type RevokeBody = Static<typeof RevokeBody>;
 
 export const GrantBody = Type.Object({
   identity: Type.String(),
   role: Type.Union([Type.Literal("reader"), Type.Literal("writer"), Type.Literal("none")]),
 });
+export type GrantBody = Static<typeof GrantBody>;
 
 export const SynthesizeBody = Type.Object({
   description: Type.String(),
   pattern_hint: Type.Optional(Type.String()),
 });
+export type SynthesizeBody = Static<typeof SynthesizeBody>;
 
 const StateView = Type.Object({
   current_state: Type.String(),
@@ -152,9 +162,3 @@ export const Responses = {
   granted: Type.Object({ contract_id: Type.String(), identity: Type.String(), role: Type.String() }),
   any: Type.Unknown(),
 };
-
-export type CreateContractBodyT = Static<typeof CreateContractBody>;
-export type SubmitCommitBodyT = Static<typeof SubmitCommitBody>;
-export type PushBodyT = Static<typeof PushBody>;
-export type PageQueryT = Static<typeof PageQuery>;
-export type PullQueryT = Static<typeof PullQuery>;

@@ -1,6 +1,6 @@
-import type { Operation } from "../../contract/Commit.js";
-import { computeCommitHash } from "../../contract/commitHash.js";
-import type { StoredCommit } from "../../contract/StoredCommit.js";
+import type { Operation } from "../../src/contract/Commit.js";
+import { computeCommitHash } from "../../src/contract/commitHash.js";
+import type { StoredCommit } from "../../src/contract/StoredCommit.js";
 
 /** Test helper: `n` stored commits chained after `parent` at `start` (a genesis first when parent is null); `salt` makes a distinct fork. */
 export function testChain(

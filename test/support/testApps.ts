@@ -7,21 +7,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
-import { AccessRegistry } from "../../auth/AccessRegistry.js";
-import { Authenticator } from "../../auth/Authenticator.js";
-import { registrationBody, signRequest } from "../../auth/signRequest.js";
-import type { WireCommit } from "../../contract/Commit.js";
-import { buildCommit, genesisData } from "../../contract/engine.js";
-import { generateKeyPair, type RawKeyPair } from "../../contract/keys.js";
-import { type Limits, withLimits } from "../../contract/limits.js";
-import { Hub } from "../../hub/Hub.js";
-import type { Caller, CreateContractBody } from "../../hub/HubApi.js";
-import { hubOperations, hubTemplates } from "../../synthesis/hubOperations.js";
-import type { SynthesisQuota } from "../../synthesis/SynthesisQuota.js";
-import { buildRestApp } from "../buildRestApp.js";
-import { buildRpcApp } from "../buildRpcApp.js";
-import type { HttpOptions } from "../HttpOptions.js";
-import type { RateLimiter } from "../RateLimiter.js";
+import { AccessRegistry } from "../../src/auth/AccessRegistry.js";
+import { Authenticator } from "../../src/auth/Authenticator.js";
+import { registrationBody, signRequest } from "../../src/auth/signRequest.js";
+import type { WireCommit } from "../../src/contract/Commit.js";
+import { buildCommit, genesisData } from "../../src/contract/engine.js";
+import { generateKeyPair, type RawKeyPair } from "../../src/contract/keys.js";
+import { type Limits, withLimits } from "../../src/contract/limits.js";
+import { buildRestApp } from "../../src/http/buildRestApp.js";
+import { buildRpcApp } from "../../src/http/buildRpcApp.js";
+import type { HttpOptions } from "../../src/http/HttpOptions.js";
+import type { RateLimiter } from "../../src/http/RateLimiter.js";
+import type { Hub } from "../../src/hub/Hub.js";
+import type { Caller, CreateContractBody } from "../../src/hub/HubApi.js";
+import { hubOperations, hubTemplates } from "../../src/synthesis/hubOperations.js";
+import type { SynthesisQuota } from "../../src/synthesis/SynthesisQuota.js";
+import { openSqliteHub } from "./openSqliteHub.js";
 
 /** A registered identity with one access key. */
 export interface Principal {
@@ -76,7 +77,7 @@ export interface TestAppOptions {
 /** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
 export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "hub-http-test-"));
-  const core = await Hub.open({
+  const core = await openSqliteHub({
     dataDir: dir,
     templates: hubTemplates,
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),

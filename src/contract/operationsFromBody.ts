@@ -1,8 +1,16 @@
-import type { Operation } from "../contract/Commit.js";
-import { ContractError } from "../contract/ContractError.js";
-import { typeName } from "../contract/hex.js";
-import { normalizeOperation } from "../contract/validateCommitShape.js";
-import type { SubmitCommitBody } from "./HubApi.js";
+import type { Operation } from "./Commit.js";
+import { ContractError } from "./ContractError.js";
+import { typeName } from "./hex.js";
+import { normalizeOperation } from "./validateCommitShape.js";
+
+/** The fields of a commit request that name its operations (types are checked here, not assumed). */
+export interface CommitFields {
+  method?: unknown;
+  path?: unknown;
+  value?: unknown;
+  action?: unknown;
+  action_labels?: unknown;
+}
 
 function invalid(message: string, reason: string): never {
   throw new ContractError("INVALID_REQUEST", message, { reason });
@@ -14,7 +22,7 @@ function invalid(message: string, reason: string): never {
  * `{"method":"action","action":"X"}` body is the action X), then one `action` operation per
  * `action_labels` entry. Each is normalized by the engine's operation decoder.
  */
-export function operationsFromBody(body: SubmitCommitBody): Operation[] {
+export function operationsFromBody(body: CommitFields): Operation[] {
   const ops: Operation[] = [];
   const { method } = body;
   if (method !== undefined && typeof method !== "string")

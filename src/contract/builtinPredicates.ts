@@ -4,11 +4,11 @@
  * is missing is false and says which path was missing.
  */
 import { createHash } from "node:crypto";
-import type { Attestation, Operation } from "../contract/Commit.js";
-import { canonicalize } from "../contract/canonicalJson.js";
-import type { PredicateResult } from "../contract/EngineContext.js";
-import { isLowerHex } from "../contract/hex.js";
-import { parseIsoDate, parseIsoDateTime } from "../contract/isoDate.js";
+import type { Attestation, Operation } from "./Commit.js";
+import { canonicalize } from "./canonicalJson.js";
+import type { PredicateResult } from "./EngineContext.js";
+import { isLowerHex } from "./hex.js";
+import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 
 /** Fixed gas reported by built-in predicates (they are not metered). */
 export const BUILTIN_GAS = 1;

@@ -1,0 +1,81 @@
+/**
+ * The import rules of docs/architecture.md, checked by `npm run lint:imports` (part of
+ * `npm test`). Each directory of src/ is a layer that may import only the layers listed
+ * beside it; a new directory is one line in LAYERS. Code outside src/hub reaches the core
+ * only through its public files (PUBLIC_HUB). No file circle anywhere.
+ */
+
+/** layer → the layers it may import (besides itself). Lower layers never import higher ones. */
+const LAYERS = {
+  lang: [],
+  contract: ["lang"],
+  predicates: ["contract", "lang"],
+  store: ["contract", "lang"],
+  api: ["contract", "lang"],
+  templates: ["contract", "lang"],
+  synthesis: ["templates", "api", "contract", "lang"],
+  auth: ["api", "store", "contract"],
+  hub: ["api", "store", "predicates", "synthesis", "templates", "contract", "lang"],
+  client: ["api", "auth", "contract", "lang"],
+  http: ["hub", "api", "auth", "store", "synthesis", "templates", "contract", "lang"],
+  cli: ["http", "hub", "client", "api", "auth", "store", "predicates", "synthesis", "templates", "contract", "lang"],
+};
+
+/** The files of src/hub other layers may import: the class, its options and its surface. */
+const PUBLIC_HUB = ["Hub", "HubApi", "HubOptions"];
+
+const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
+  name: `layer-${layer}`,
+  comment: `src/${layer} may import only ${allowed.length ? allowed.join(", ") : "nothing else in src"}`,
+  severity: "error",
+  from: { path: `^src/${layer}/` },
+  to: { path: "^src/", pathNot: `^src/(${[layer, ...allowed].join("|")})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "A file circle means an operation reaches back into its caller: pass it what it needs instead.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "declared-layer",
+      comment: "Every directory of src/ is a layer declared in LAYERS (.dependency-cruiser.cjs).",
+      severity: "error",
+      from: { path: "^src/", pathNot: `^src/(${Object.keys(LAYERS).join("|")})/` },
+      to: {},
+    },
+    ...layerRules,
+    {
+      name: "hub-internals",
+      comment: `Outside src/hub, only ${PUBLIC_HUB.join(", ")} of the core may be imported.`,
+      severity: "error",
+      from: { path: "^(src|web|bench)/", pathNot: "^src/hub/" },
+      to: { path: "^src/hub/", pathNot: `^src/hub/(${PUBLIC_HUB.join("|")})\\.ts$` },
+    },
+    {
+      name: "explorer-pure",
+      comment: "The explorer runs in the browser: it may share the pure language and engine, nothing with I/O.",
+      severity: "error",
+      from: { path: "^web/" },
+      to: { path: "^src/", pathNot: "^src/(lang|contract)/" },
+    },
+    {
+      name: "src-not-tests",
+      comment: "Shipped code never imports test helpers.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "\\.test\\.ts$" },
+      to: { path: "^test/" },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "(^|/)(node_modules|dist)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".js"] },
+  },
+};

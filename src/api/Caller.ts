@@ -1,0 +1,9 @@
+/** Who is calling, as request authentication established it (null fields: anonymous). */
+export interface Caller {
+  /** Identity key, lower-case hex, or null when unauthenticated. */
+  identity: string | null;
+  /** The access key that signed the request, lower-case hex. */
+  accessKey: string | null;
+}
+
+export const ANONYMOUS: Caller = Object.freeze({ identity: null, accessKey: null });
