@@ -41,7 +41,12 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
         ...(route.schema.querystring ? { querystring: route.schema.querystring } : {}),
         ...(route.schema.body ? { body: route.schema.body } : {}),
         ...(route.auth === "required" ? { security: [{ hubSignature: [] }] } : {}),
-        response: { [route.status ?? 200]: route.schema.response, "4xx": ErrorBody, "5xx": ErrorBody },
+        response: {
+          ...Object.fromEntries((route.alsoAnswers ?? []).map((status) => [status, route.schema.response])),
+          [route.status ?? 200]: route.schema.response,
+          "4xx": ErrorBody,
+          "5xx": ErrorBody,
+        },
       },
       handler: async (request, reply) => {
         const out = await route.run({

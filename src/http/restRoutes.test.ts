@@ -167,6 +167,14 @@ describe("REST routes over a real hub", () => {
     }
   });
 
+  test("/openapi.json lists both answers of a commit submit: 201 created, 200 idempotent re-send", async () => {
+    const doc = json((await t.app.inject({ url: "/openapi.json" })).body);
+    const paths = doc.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    const responses = paths["/contracts/{id}/commits"]?.post?.responses ?? {};
+    assert.ok(responses["201"], "201");
+    assert.ok(responses["200"], "200");
+  });
+
   test("property: arbitrary bodies on every POST route never produce a 5xx", async () => {
     const posts = REST_ROUTES.filter((r) => r.method === "POST");
     await fc.assert(

@@ -35,6 +35,8 @@ export interface RestRoute {
   auth: AuthMode;
   /** Success status (200 unless told; `Answer` overrides it). */
   status?: number;
+  /** Other success statuses an `Answer` may give, documented in OpenAPI with the same body. */
+  alsoAnswers?: readonly number[];
   /** Push bodies may be larger than the general limit. */
   largeBody?: boolean;
   schema: { params?: TSchema; querystring?: TSchema; body?: TSchema; response: TSchema };
@@ -118,6 +120,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Submit one commit (fields, or a client-built {commit})",
     auth: "required",
     status: 201,
+    // An idempotent re-send of the head answers 200 with the stored commit.
+    alsoAnswers: [200],
     schema: { params: S.IdParams, body: S.SubmitCommitBody, response: S.Responses.submitted },
     run: async ({ hub, caller, params, body }) => {
       const { result, created } = await hub.submitCommit(caller, params.id!, body as SubmitCommitBody);

@@ -1,5 +1,5 @@
 /**
- * The language front end's public entry points (LANGUAGE.md §1–4). Every failure, whatever the
+ * The language front end's public entry points (docs/language.md). Every failure, whatever the
  * input, is a ParseError with a 1-based line and column.
  */
 import type { Formula, FormulaDecl, ModelDecl, Pos, RuleDecl, SourceFile } from "./ast.js";
@@ -7,6 +7,7 @@ import { END_OF_INPUT, ParseError } from "./ParseError.js";
 import { readFormula } from "./readFormula.js";
 import { readModel } from "./readModel.js";
 import { readRule } from "./readRule.js";
+import { skipIgnoredBlock } from "./skipIgnoredBlock.js";
 import { KEYWORDS } from "./Token.js";
 import { TokenCursor } from "./TokenCursor.js";
 
@@ -76,6 +77,7 @@ function readItems(text: string): { items: Located[]; end: Pos } {
   const c = new TokenCursor(text);
   const items: Located[] = [];
   while (!c.atEnd) {
+    if (skipIgnoredBlock(c)) continue;
     const first = c.tok.text;
     items.push({ item: readItem(c), first });
   }
