@@ -20,7 +20,8 @@ import type { ContractError } from "../src/contract/ContractError.js";
 import { type RunningServers, startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
-import { hubOperations, hubTemplates } from "../src/synthesis/hubOperations.js";
+import { hubOperations } from "../src/synthesis/hubOperations.js";
+import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -206,12 +207,11 @@ describe("explorer templates and synthesis in a real browser", { skip }, () => {
     prepare();
     dir = mkdtempSync(join(tmpdir(), "explorer-templates-"));
     store = await SqliteStore.open({ dataDir: dir });
-    hub = new Hub({ store, templates: hubTemplates });
     // No language-model key: the pattern synthesizer answers, and nothing is stored.
-    const services = Object.assign(hub, hubOperations({}));
+    hub = new Hub({ store, templates: TEMPLATE_CATALOGUE, synthesis: hubOperations({}) });
     servers = await startServers(
       {
-        hub: services,
+        hub,
         authenticator: new Authenticator({ store }),
         registry: new AccessRegistry({ store }),
         rateLimit: 0,

@@ -7,15 +7,16 @@ import { registrationBody, signRequest } from "../src/auth/signRequest.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRestApp } from "../src/http/buildRestApp.js";
 import type { Hub } from "../src/hub/Hub.js";
-import { hubOperations, hubTemplates } from "../src/synthesis/hubOperations.js";
+import { hubOperations } from "../src/synthesis/hubOperations.js";
 import type { Env } from "../src/synthesis/providerFromEnv.js";
+import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
 import { cleanup, openHub } from "./hub-fixtures.js";
 
 /** The REST app over a real hub (SQLite in a temporary directory) wired as `contract-hub start` wires it. */
 async function restApp(env: Env): Promise<{ app: FastifyInstance; hub: Hub }> {
-  const hub = await openHub(undefined, { templates: hubTemplates });
+  const hub = await openHub(undefined, { templates: TEMPLATE_CATALOGUE, synthesis: hubOperations(env) });
   const app = await buildRestApp({
-    hub: Object.assign(hub, hubOperations(env)),
+    hub,
     authenticator: new Authenticator({ store: hub.store }),
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: 0,

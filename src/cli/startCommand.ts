@@ -10,7 +10,8 @@ import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
 import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
-import { hubOperations, hubTemplates } from "../synthesis/hubOperations.js";
+import { hubOperations } from "../synthesis/hubOperations.js";
+import { TEMPLATE_CATALOGUE } from "../templates/templateCatalogue.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 
@@ -42,14 +43,13 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     io.err(`contract-hub start: cannot open the store: ${(err as Error).message}`);
     return EXIT_FAILED;
   }
-  const core = new Hub({
+  const hub = new Hub({
     store,
     version: deps.version,
-    templates: hubTemplates,
+    templates: TEMPLATE_CATALOGUE,
+    synthesis: hubOperations(env),
     onError: (err) => logger.error({ err }, "subscription error"),
   });
-  // Synthesis and the template catalogue are optional hub operations (HubExtras) the routes call.
-  const hub = Object.assign(core, hubOperations(env));
   // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
   let stopRelay: () => Promise<void>;
   try {

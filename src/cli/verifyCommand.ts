@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { assetStoreCheck } from "../hub/assets/assetStoreCheck.js";
+import { assetStoreCheck } from "../hub/audit.js";
 import { openStore } from "../store/openStore.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";

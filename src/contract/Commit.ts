@@ -1,5 +1,7 @@
 /** Commit shapes on the wire and in the log (PROTOCOL.md §2–3, spec 2.3–2.4). */
 
+import { ContractError } from "./ContractError.js";
+
 /** Operation methods, lower case as they appear in commits. */
 export const METHODS = ["genesis", "post", "rule", "model", "repost", "action", "create", "send", "recv"] as const;
 export type Method = (typeof METHODS)[number];
@@ -85,7 +87,7 @@ export interface LogEntry {
   action_labels?: string[];
 }
 
-/** Contract ids (PROTOCOL.md §4); `synthesize` is reserved by the routes. */
+/** Contract ids (PROTOCOL.md §4); see RESERVED_CONTRACT_IDS for the ids no contract may take. */
 export const CONTRACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Action labels (PROTOCOL.md §3); method names upper-cased are excluded separately. */
 export const ACTION_LABEL_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
@@ -95,6 +97,24 @@ export const ASSET_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 /** True when `value` is a well-formed contract id (the reserved `synthesize` included). */
 export function isContractId(value: unknown): value is string {
   return typeof value === "string" && CONTRACT_ID_PATTERN.test(value);
+}
+
+/**
+ * Ids no new contract may take: `synthesize` names the synthesis request beside the contracts
+ * (`POST /contracts/synthesize`), so a contract of that name could not be addressed. The rule
+ * belongs to the protocol's id grammar, so the core applies it for every transport.
+ */
+export const RESERVED_CONTRACT_IDS: ReadonlySet<string> = new Set(["synthesize"]);
+
+/** Throws INVALID_REQUEST unless `id` may name a new contract: well formed and not reserved. */
+export function checkNewContractId(id: unknown, field?: string): asserts id is string {
+  if (!isContractId(id) || RESERVED_CONTRACT_IDS.has(id)) {
+    const what = RESERVED_CONTRACT_IDS.has(id as string) ? "is reserved" : "is not a valid contract id";
+    throw new ContractError("INVALID_REQUEST", `Contract id ${JSON.stringify(id)} ${what}`, {
+      reason: "contract_id",
+      ...(field !== undefined ? { field } : {}),
+    });
+  }
 }
 
 /** True when `value` may be used as an action label: the pattern, and not a method name. */

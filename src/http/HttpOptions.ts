@@ -2,12 +2,12 @@ import type { Logger } from "pino";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { Authenticator } from "../auth/Authenticator.js";
 import type { Limits } from "../contract/limits.js";
-import type { HubServices } from "./HubServices.js";
+import type { HubApi } from "../hub/HubApi.js";
 import type { RateLimiter } from "./RateLimiter.js";
 
 /** Everything the HTTP, JSON-RPC and WebSocket adapters need. */
 export interface HttpOptions {
-  hub: HubServices;
+  hub: HubApi;
   authenticator: Authenticator;
   registry: AccessRegistry;
   /** Overrides of PROTOCOL.md §13 limits (body sizes, JSON depth, batch size). */

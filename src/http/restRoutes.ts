@@ -6,9 +6,8 @@ import type { TSchema } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { WireCommit } from "../contract/Commit.js";
-import type { Caller, CreateContractBody, SubmitCommitBody } from "../hub/HubApi.js";
+import type { Caller, CreateContractBody, HubApi, SubmitCommitBody } from "../hub/HubApi.js";
 import type { AuthMode } from "./createBaseApp.js";
-import { type HubServices, requireOperation } from "./HubServices.js";
 import { pullResponse } from "./pullResponse.js";
 
 /** A response whose status is decided per request. */
@@ -20,7 +19,7 @@ export class Answer {
 }
 
 export interface RouteContext {
-  hub: HubServices;
+  hub: HubApi;
   registry: AccessRegistry;
   caller: Caller;
   params: Record<string, string>;
@@ -80,7 +79,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Synthesize a model, rules and protections from a description",
     auth: "optional",
     schema: { body: S.SynthesizeBody, response: S.Responses.any },
-    run: ({ hub, caller, body }) => requireOperation(hub, "synthesize")(caller, body),
+    run: ({ hub, caller, body }) => hub.synthesize(caller, body),
   },
   {
     method: "GET",
@@ -165,8 +164,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Owner grants reader, writer or none to an identity",
     auth: "required",
     schema: { params: S.IdParams, body: S.GrantBody, response: S.Responses.granted },
-    run: ({ hub, caller, params, body }) =>
-      requireOperation(hub, "grant")(caller, params.id!, body as { identity: string; role: string }),
+    run: ({ hub, caller, params, body }) => hub.grant(caller, params.id!, body as { identity: string; role: string }),
   },
   {
     method: "GET",
@@ -174,7 +172,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Assets created in the contract and balances it holds",
     auth: "optional",
     schema: { params: S.IdParams, response: S.Responses.any },
-    run: ({ hub, caller, params }) => requireOperation(hub, "getAssets")(caller, params.id!),
+    run: ({ hub, caller, params }) => hub.getAssets(caller, params.id!),
   },
   {
     method: "GET",
@@ -182,7 +180,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Template catalogue (without model and rules)",
     auth: "none",
     schema: { response: S.Responses.any },
-    run: ({ hub }) => requireOperation(hub, "listTemplates")(),
+    run: ({ hub }) => hub.listTemplates(),
   },
   {
     method: "GET",
@@ -190,7 +188,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "One template with its model and rules",
     auth: "none",
     schema: { params: S.TemplateParams, response: S.Responses.any },
-    run: ({ hub, params }) => requireOperation(hub, "getTemplate")(params.id!),
+    run: ({ hub, params }) => hub.getTemplate(params.id!),
   },
   {
     method: "POST",

@@ -7,12 +7,11 @@ import { type TSchema, Type } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { WireCommit } from "../contract/Commit.js";
-import type { Caller, CreateContractBody, SubmitCommitBody } from "../hub/HubApi.js";
-import { type HubServices, requireOperation } from "./HubServices.js";
+import type { Caller, CreateContractBody, HubApi, SubmitCommitBody } from "../hub/HubApi.js";
 
 /** What a method runs with; the WebSocket adapter adds its session. */
 export interface RpcContext {
-  hub: HubServices;
+  hub: HubApi;
   registry: AccessRegistry;
   caller: Caller;
   version: string;
@@ -73,20 +72,19 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   },
   synthesize: {
     params: S.SynthesizeBody,
-    run: ({ hub, caller }, p) => requireOperation(hub, "synthesize")(caller, p),
+    run: ({ hub, caller }, p) => hub.synthesize(caller, p),
   },
-  listTemplates: { params: None, run: ({ hub }) => requireOperation(hub, "listTemplates")() },
+  listTemplates: { params: None, run: ({ hub }) => hub.listTemplates() },
   getTemplate: {
     params: Type.Object({ id: S.TemplateParams.properties.id }),
-    run: ({ hub }, p) => requireOperation(hub, "getTemplate")(p.id as string),
+    run: ({ hub }, p) => hub.getTemplate(p.id as string),
   },
-  getAssets: { params: ById, run: ({ hub, caller }, p) => requireOperation(hub, "getAssets")(caller, id(p)) },
+  getAssets: { params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, id(p)) },
   register: { params: S.RegisterBody, run: ({ registry }, p) => registry.register(p) },
   grant: {
     params: Type.Object({ contract_id: S.ContractId, ...S.GrantBody.properties }),
     auth: true,
-    run: ({ hub, caller }, p) =>
-      requireOperation(hub, "grant")(caller, id(p), { identity: p.identity as string, role: p.role as string }),
+    run: ({ hub, caller }, p) => hub.grant(caller, id(p), { identity: p.identity as string, role: p.role as string }),
   },
   getAccess: { params: None, auth: true, run: ({ registry, caller }) => registry.list(caller) },
   revokeAccess: { params: S.RevokeBody, run: ({ registry, caller }, p) => registry.revoke(caller, p) },

@@ -58,4 +58,19 @@ export interface HubApi {
     since: number | string | undefined,
     listener: (event: CommitEvent) => void,
   ): Promise<() => void>;
+  /** `POST /contracts/:id/grant` (owner only): `role` `reader`, `writer` or `none`. */
+  grant(
+    caller: Caller,
+    id: string,
+    body: { identity: string; role: string },
+  ): Promise<{ contract_id: string; identity: string; role: string }>;
+  /** Calls `listener(contractId, identity)` after the identity's grant on a contract changed; returns the unsubscribe function. */
+  onAccessChange(listener: (contractId: string, identity: string) => void): () => void;
+  /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
+  getAssets(caller: Caller, id: string): Promise<unknown>;
+  /** UNAVAILABLE when the hub was built without synthesis. */
+  synthesize(caller: Caller, body: Record<string, unknown>): Promise<unknown>;
+  /** UNAVAILABLE when the hub was built without a template catalogue. */
+  listTemplates(): unknown;
+  getTemplate(id: string): unknown;
 }

@@ -1,6 +1,6 @@
+import type { CommitEvent } from "../api/responses.js";
 import { type StoredCommit, toLogEntry } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
-import type { CommitEvent } from "./HubApi.js";
 
 /** A stored commit as the writer publishes it; `view` is null when the writer did not compute it. */
 export interface LiveCommit {

@@ -1,9 +1,9 @@
+import type { Caller } from "../api/Caller.js";
 import type { ContractState } from "../contract/ContractState.js";
 import { dataWrites } from "../contract/dataWrites.js";
 import { isLowerHex } from "../contract/hex.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { ContractRecord, GrantRole, PartyPath } from "../store/Store.js";
-import type { Caller } from "./HubApi.js";
 
 /** Everything an access decision about one contract needs. */
 export interface AccessFacts {

@@ -1,8 +1,8 @@
+import type { CreateContractBody } from "../api/schemas.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { GenesisInput } from "../contract/engine.js";
 import { IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
-import type { TemplateInstantiator } from "./Hub.js";
-import type { CreateContractBody } from "./HubApi.js";
+import type { TemplateInstantiator } from "./HubContext.js";
 
 /** The genesis of `POST /contracts` (PROTOCOL.md §4): owner check (403), template expansion, field types (400). */
 export function genesisInput(

@@ -1,4 +1,5 @@
-import type { WireCommit } from "../contract/Commit.js";
+import type { Caller } from "../api/Caller.js";
+import { checkNewContractId, type WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
 import { acceptCommit, acceptGenesis, applyDelta, startBatchSignatures, stateView } from "../contract/engine.js";
@@ -9,8 +10,7 @@ import { validateCommitShape } from "../contract/validateCommitShape.js";
 import type { NewContract } from "../store/Store.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
-import type { Hub } from "./Hub.js";
-import type { Caller } from "./HubApi.js";
+import type { HubContext } from "./HubContext.js";
 
 function conflict(head: string | null, message: string, index?: number): ContractError {
   const details: Record<string, unknown> = { reason: "stale_parent", head };
@@ -26,7 +26,7 @@ function conflict(head: string | null, message: string, index?: number): Contrac
  * the head that was validated against, and only then do the cache and the subscribers move.
  */
 export async function pushCommits(
-  hub: Hub,
+  hub: HubContext,
   caller: Caller,
   id: string,
   body: { commits: WireCommit[] },
@@ -49,8 +49,7 @@ export async function pushCommits(
   }
   if (caller.identity === null)
     throw new ContractError("UNAUTHORIZED", "Authentication is required to push", { reason: "unauthenticated" });
-  if (id === "synthesize")
-    throw new ContractError("INVALID_REQUEST", 'The contract id "synthesize" is reserved', { reason: "contract_id" });
+  checkNewContractId(id);
   const commits = raw.map((c) => validateCommitShape(c, { contractId: id, limits }));
 
   return hub.locks.run(id, async () => {

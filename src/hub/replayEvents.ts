@@ -1,9 +1,9 @@
+import type { CommitEvent } from "../api/responses.js";
 import type { ContractState } from "../contract/ContractState.js";
 import { acceptCommit, acceptGenesis, applyDelta, replayLog, stateView } from "../contract/engine.js";
 import { toLogEntry, toWireCommit } from "../contract/StoredCommit.js";
 import type { Store } from "../store/Store.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
-import type { CommitEvent } from "./HubApi.js";
 
 /**
  * The commit events of stored commits `[from, to)`, each with the state right after it, for

@@ -1,3 +1,6 @@
+import type { Caller } from "../api/Caller.js";
+import type { SubmitCommitResult } from "../api/responses.js";
+import type { SubmitCommitBody } from "../api/schemas.js";
 import type { Operation, WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import { acceptCommit, applyDelta, buildCommit, stateView } from "../contract/engine.js";
@@ -5,8 +8,7 @@ import { typeName } from "../contract/hex.js";
 import { operationsFromBody } from "../contract/operationsFromBody.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
-import type { Hub } from "./Hub.js";
-import type { Caller, SubmitCommitBody, SubmitCommitResult } from "./HubApi.js";
+import type { HubContext } from "./HubContext.js";
 
 /**
  * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (PROTOCOL.md §3): the fields form
@@ -15,7 +17,7 @@ import type { Caller, SubmitCommitBody, SubmitCommitResult } from "./HubApi.js";
  * engine decides under the contract's lock; the store appends at the validated head.
  */
 export async function submitCommit(
-  hub: Hub,
+  hub: HubContext,
   caller: Caller,
   id: string,
   body: SubmitCommitBody,
@@ -52,7 +54,7 @@ export async function submitCommit(
 
 /** One attempt of submitCommit under the contract's lock. */
 function submitLocked(
-  hub: Hub,
+  hub: HubContext,
   caller: Caller,
   id: string,
   body: SubmitCommitBody,

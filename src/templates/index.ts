@@ -13,4 +13,5 @@ export type {
   TemplateRule,
   TemplateSummary,
 } from "./Template.js";
+export { TEMPLATE_CATALOGUE, type TemplateCatalogue } from "./templateCatalogue.js";
 export { TEMPLATE_DEFINITIONS, templateDefinition } from "./templateDefinitions.js";

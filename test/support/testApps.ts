@@ -20,8 +20,9 @@ import type { HttpOptions } from "../../src/http/HttpOptions.js";
 import type { RateLimiter } from "../../src/http/RateLimiter.js";
 import type { Hub } from "../../src/hub/Hub.js";
 import type { Caller, CreateContractBody } from "../../src/hub/HubApi.js";
-import { hubOperations, hubTemplates } from "../../src/synthesis/hubOperations.js";
+import { hubOperations } from "../../src/synthesis/hubOperations.js";
 import type { SynthesisQuota } from "../../src/synthesis/SynthesisQuota.js";
+import { TEMPLATE_CATALOGUE } from "../../src/templates/templateCatalogue.js";
 import { openSqliteHub } from "./openSqliteHub.js";
 
 /** A registered identity with one access key. */
@@ -70,19 +71,20 @@ export interface TestAppOptions {
   /** Environment of the synthesis operations (default: none, so the pattern synthesizer answers). */
   env?: Record<string, string | undefined>;
   quota?: SynthesisQuota;
-  /** Attach synthesis and templates (HubExtras) as `contract-hub start` does (default true). */
+  /** Give the hub synthesis and the template catalogue as `contract-hub start` does (default true). */
   extras?: boolean;
 }
 
 /** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
 export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), "hub-http-test-"));
-  const core = await openSqliteHub({
+  const hub = await openSqliteHub({
     dataDir: dir,
-    templates: hubTemplates,
+    ...(extra.extras === false
+      ? {}
+      : { templates: TEMPLATE_CATALOGUE, synthesis: hubOperations(extra.env ?? {}, extra.quota) }),
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
   });
-  const hub = extra.extras === false ? core : Object.assign(core, hubOperations(extra.env ?? {}, extra.quota));
   const options: HttpOptions = {
     hub,
     authenticator: new Authenticator({ store: hub.store, ...(extra.now ? { now: extra.now } : {}) }),

@@ -1,6 +1,6 @@
+import type { Caller } from "../../api/Caller.js";
 import { isContractError } from "../../contract/ContractError.js";
-import type { Hub } from "../Hub.js";
-import type { Caller } from "../HubApi.js";
+import type { HubContext } from "../HubContext.js";
 import { AssetLedger } from "./AssetLedger.js";
 
 /**
@@ -10,7 +10,7 @@ import { AssetLedger } from "./AssetLedger.js";
  * `own()`, its state as validated so far (a push's earlier commits included).
  */
 export function hubLedger(
-  hub: Hub,
+  hub: HubContext,
   caller: Caller,
   id: string,
   own: () => ReadonlyMap<string, unknown>,

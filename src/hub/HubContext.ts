@@ -1,0 +1,133 @@
+import type { Caller } from "../api/Caller.js";
+import type { StateView } from "../api/responses.js";
+import { isContractId } from "../contract/Commit.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
+import type { ContractState } from "../contract/ContractState.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
+import type { AppendExtras, ContractRecord, Store } from "../store/Store.js";
+import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
+import type { ContractCache } from "./ContractCache.js";
+import { replayReachesHead } from "./corruptionChecks.js";
+import type { EventBus } from "./EventBus.js";
+import type { EngineSettings } from "./engineContext.js";
+import type { KeyedMutex } from "./KeyedMutex.js";
+import { replayStored, stepForward } from "./loadContractState.js";
+import type { LiveCommit } from "./Subscription.js";
+
+/** A template instantiation: the model, rules and initial state of a named template. */
+export type TemplateInstantiator = (
+  template: string,
+  params: Record<string, unknown>,
+) => { model: string | null; rules: string[]; state?: Record<string, unknown> } | undefined;
+
+/** The collaborators every operation of the core receives. */
+export interface HubParts {
+  store: Store;
+  cache: ContractCache;
+  locks: KeyedMutex;
+  bus: EventBus;
+  /** Receipt time in integer seconds. */
+  now: () => number;
+  settings: EngineSettings;
+  templates: TemplateInstantiator | undefined;
+}
+
+/** A contract, its state and the caller's standing, as an operation needs them. */
+export type Loaded = AccessFacts;
+
+const notFound = (id: string) =>
+  new ContractError("NOT_FOUND", `Contract ${JSON.stringify(id)} not found`, { reason: "contract_not_found" });
+
+/**
+ * What the core's operations (create, submit, push, grant, subscribe, and the ones to come)
+ * receive: the store, the state cache, the per-contract locks, the event bus, the clock and
+ * the engine settings, plus the four steps every write shares: load the state, check access,
+ * append, publish. Operations take this object; they never import the Hub class, which
+ * builds it once and keeps it private (docs/architecture.md, "How a commit travels").
+ */
+export class HubContext implements HubParts {
+  readonly store: Store;
+  readonly cache: ContractCache;
+  readonly locks: KeyedMutex;
+  readonly bus: EventBus;
+  readonly now: () => number;
+  readonly settings: EngineSettings;
+  readonly templates: TemplateInstantiator | undefined;
+  private readonly loading = new Map<string, Promise<ContractState>>();
+
+  constructor(parts: HubParts) {
+    this.store = parts.store;
+    this.cache = parts.cache;
+    this.locks = parts.locks;
+    this.bus = parts.bus;
+    this.now = parts.now;
+    this.settings = parts.settings;
+    this.templates = parts.templates;
+  }
+
+  /**
+   * The contract's state at the stored head: the cached one; the cached one stepped forward
+   * through the commits another process stored since (not a replay of the whole log); or a
+   * trusted replay of the store.
+   */
+  async stateOf(record: ContractRecord): Promise<ContractState> {
+    const cached = this.cache.get(record.id);
+    if (cached !== undefined && cached.head === record.head) return cached;
+    const key = `${record.id}@${record.head}`;
+    let pending = this.loading.get(key);
+    if (pending === undefined) {
+      const behind = cached !== undefined && cached.length < record.length ? cached : undefined;
+      const replay = () => replayStored(this.store, record, this.settings);
+      pending = (behind ? stepForward(this.store, behind, record, this.settings).catch(replay) : replay())
+        .then((state) => replayReachesHead(record, state))
+        .finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    const state = await pending;
+    this.cache.set(state);
+    return state;
+  }
+
+  /** Loads a contract for `caller`: NOT_FOUND when absent or unreadable, and for writes 401/403. */
+  async access(caller: Caller, id: string, mode: "read" | "write"): Promise<Loaded> {
+    if (mode === "write" && caller.identity === null) {
+      throw new ContractError("UNAUTHORIZED", "Authentication is required to write", { reason: "unauthenticated" });
+    }
+    const record = isContractId(id) ? await this.store.getContract(id) : null;
+    if (record === null) throw notFound(id);
+    return this.accessTo(caller, record, mode);
+  }
+
+  /** As `access`, for a record the operation already read (one read of the contract row per request). */
+  async accessTo(caller: Caller, record: ContractRecord, mode: "read" | "write"): Promise<Loaded> {
+    if (mode === "write" && caller.identity === null) {
+      throw new ContractError("UNAUTHORIZED", "Authentication is required to write", { reason: "unauthenticated" });
+    }
+    const state = await this.stateOf(record);
+    const grant = caller.identity === null ? null : await this.store.getGrant(record.id, caller.identity);
+    const facts = { record, state, grant };
+    if (!canRead(caller, facts)) throw notFound(record.id);
+    if (mode === "write" && !canWrite(caller, facts)) {
+      throw new ContractError("FORBIDDEN", `Not allowed to write to contract ${record.id}`, { reason: "not_a_writer" });
+    }
+    return facts;
+  }
+
+  /** Stores commits at `expectedHead`; a CONFLICT means another process moved the head, so the cache is dropped. */
+  async append(id: string, expectedHead: string | null, commits: StoredCommit[], extras?: AppendExtras): Promise<void> {
+    // Every append path comes through here, so the party index cannot miss a `.id` write.
+    const parties = partyPaths(commits);
+    try {
+      await this.store.appendCommits(id, expectedHead, commits, parties.length > 0 ? { ...extras, parties } : extras);
+    } catch (err) {
+      if (isContractError(err, "CONFLICT")) this.cache.delete(id);
+      throw err;
+    }
+  }
+
+  /** Hands acknowledged commits to the subscribers (views may be null: they are then read back). */
+  publish(id: string, commits: StoredCommit[], views: (StateView | null)[]): void {
+    const live: LiveCommit[] = commits.map((stored, i) => ({ contractId: id, stored, view: views[i] ?? null }));
+    this.bus.publish(live);
+  }
+}

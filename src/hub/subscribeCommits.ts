@@ -1,0 +1,46 @@
+import type { Caller } from "../api/Caller.js";
+import type { CommitEvent } from "../api/responses.js";
+import { ContractError } from "../contract/ContractError.js";
+import { decodeHash } from "../contract/hex.js";
+import type { HubContext } from "./HubContext.js";
+import { nonNegativeInteger } from "./pageQuery.js";
+import { replayEvents } from "./replayEvents.js";
+import { Subscription } from "./Subscription.js";
+
+/**
+ * Subscribes `listener` to a contract's commits from index or hash `since` (exclusive of the
+ * hash's own commit) or from now; returns the unsubscribe function. Commits stored before the
+ * subscription registered are replayed from the store, so none is missed or repeated.
+ */
+export async function subscribeCommits(
+  hub: HubContext,
+  caller: Caller,
+  id: string,
+  since: number | string | undefined,
+  listener: (event: CommitEvent) => void,
+  onError: (err: unknown) => void,
+): Promise<() => void> {
+  const { record } = await hub.access(caller, id, "read");
+  let from = record.length;
+  if (typeof since === "string") {
+    decodeHash(since, "since");
+    const c = await hub.store.getCommitByHash(id, since);
+    if (c === null)
+      throw new ContractError("NOT_FOUND", `Commit ${since} not found in ${id}`, { reason: "since_not_found" });
+    from = c.index + 1;
+  } else if (since !== undefined) {
+    from = nonNegativeInteger(since, "since")!;
+  }
+  const source = (a: number, b: number) => {
+    const cached = hub.cache.get(id);
+    return replayEvents(hub.store, id, a, b, hub.settings, cached && cached.length <= a ? cached.clone() : undefined);
+  };
+  const sub = new Subscription(id, from, record.length, listener, source, onError);
+  const unsubscribe = hub.bus.add(sub);
+  // Commits published between our read and the registration are stored: replay them too.
+  const latest = await hub.store.getContract(id);
+  if (latest !== null) sub.catchUpTo(latest.length);
+  // Deliver after the caller got its unsubscribe handle (and could answer the subscribe request).
+  setImmediate(() => sub.start());
+  return unsubscribe;
+}
