@@ -58,7 +58,8 @@ module.exports = {
     },
     {
       name: "store-interface",
-      comment: "Above the store, code depends on the Store interface; only the CLI (which opens one) names an implementation.",
+      comment:
+        "Above the store, code depends on the Store interface; only the CLI (which opens one) names an implementation.",
       severity: "error",
       from: { path: "^src/", pathNot: "^src/(store|cli)/" },
       to: { path: "^src/store/(sqlite|postgres)/" },

@@ -3,7 +3,9 @@
  * (one JSON document with --json, prose otherwise) and how failures become exit codes
  * (PROTOCOL.md §14: 0 ok, 1 refused or failed, 2 usage).
  */
+
 import { ContractError, isContractError } from "../contract/ContractError.js";
+import { errorBody } from "../http/errorTable.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo } from "./Io.js";
 
 /**
@@ -82,7 +84,7 @@ export async function runCommand(
     const e = isContractError(err)
       ? err
       : new ContractError("INTERNAL", err instanceof Error ? err.message : String(err));
-    if (cli.json) io.out(`${JSON.stringify(e.toBody(), null, 2)}\n`);
+    if (cli.json) io.out(`${JSON.stringify(errorBody(e), null, 2)}\n`);
     else io.err(explainError(name, e));
     return EXIT_FAILED;
   }

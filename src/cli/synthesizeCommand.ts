@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { isContractError } from "../contract/ContractError.js";
+import { errorBody } from "../http/errorTable.js";
 import { type Env, synthesize } from "../synthesis/index.js";
 import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
@@ -37,7 +38,7 @@ export async function synthesizeCommand(
     return EXIT_OK;
   } catch (err) {
     if (!isContractError(err)) throw err;
-    if (opts.json) io.out(JSON.stringify(err.toBody(), null, 2));
+    if (opts.json) io.out(JSON.stringify(errorBody(err), null, 2));
     else io.err(`synthesize: ${err.message} (${err.code})`);
     return EXIT_FAILED;
   }

@@ -4,9 +4,11 @@
  * by compiled TypeBox schemas (-32602), batches (capped), notifications, and hub errors
  * mapped through the one table with `data: {code, details}`.
  */
+
 import { Compile } from "typebox/compile";
 import { ContractError } from "../contract/ContractError.js";
 import { safeJsonParse } from "../contract/canonicalJson.js";
+import { rpcCodeOf } from "./errorTable.js";
 import type { RpcContext, RpcMethod } from "./rpcMethods.js";
 import { toContractError } from "./toContractError.js";
 import { errorField } from "./validatorCompiler.js";
@@ -157,7 +159,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
 
 /** The JSON-RPC error object of a ContractError (`data: {code, details}`). */
 export function toRpcError(err: ContractError): RpcError {
-  return { code: err.rpcCode, message: err.message, data: dataOf(err) };
+  return { code: rpcCodeOf(err.code, err.details), message: err.message, data: dataOf(err) };
 }
 
 /** A response carrying `error`. */

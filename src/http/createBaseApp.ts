@@ -3,12 +3,14 @@
  * TypeBox validation, plain JSON output, per-route authentication, rate limiting, one log
  * line per request, and one error handler that maps everything through the error table.
  */
+
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { Authenticator } from "../auth/Authenticator.js";
 import { ContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
+import { httpStatusOf, errorBody as restErrorBody } from "./errorTable.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { parseJsonBody } from "./parseJsonBody.js";
 import { limiterFor } from "./RateLimiter.js";
@@ -46,7 +48,7 @@ const EMPTY = Buffer.alloc(0);
 /** Creates the shared fastify instance; `errorBody` shapes error responses (REST or JSON-RPC). */
 export async function createBaseApp(
   options: HttpOptions,
-  errorBody: (err: ContractError) => unknown = (err) => err.toBody(),
+  errorBody: (err: ContractError) => unknown = restErrorBody,
 ): Promise<FastifyInstance> {
   const limits = withLimits(options.limits);
   const app = Fastify({
@@ -114,11 +116,11 @@ export async function createBaseApp(
 
   app.setErrorHandler((err, request, reply) => {
     const mapped = toContractError(err, request.routeOptions?.bodyLimit);
-    if (mapped.httpStatus >= 500) request.log.error({ err }, `${mapped.code} error`);
+    if (httpStatusOf(mapped) >= 500) request.log.error({ err }, `${mapped.code} error`);
     const retryAfter = mapped.details?.retry_after;
     if (mapped.code === "RATE_LIMITED" && typeof retryAfter === "number")
       reply.header("retry-after", String(retryAfter));
-    reply.code(mapped.httpStatus).type("application/json").send(errorBody(mapped));
+    reply.code(httpStatusOf(mapped)).type("application/json").send(errorBody(mapped));
   });
   app.setNotFoundHandler((request, reply) => {
     const err = new ContractError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}`, {
