@@ -19,9 +19,10 @@ if (files.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+// CONTRACT_HUB_SOURCE=1: every `bin/contract-hub.js` a test spawns runs the sources, never a stale dist/.
 const result = spawnSync(
   process.execPath,
   ["--import", "tsx", "--test", `--test-concurrency=${concurrency}`, ...files],
-  { stdio: "inherit" },
+  { stdio: "inherit", env: { ...process.env, CONTRACT_HUB_SOURCE: "1" } },
 );
 process.exit(result.status ?? 1);
