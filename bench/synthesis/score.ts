@@ -1,15 +1,22 @@
 /**
- * Scores a synthesizer on bench/synthesis/cases.json: per case pass/fail with the failed
- * expectations, then the total. Without arguments it uses the provider the environment
- * configures (ANTHROPIC_API_KEY / OPENAI_API_KEY, see docs/synthesis.md), else the pattern
- * synthesizer; `--patterns` forces the pattern synthesizer; `--json` prints one JSON document.
- * Usage: npx tsx bench/synthesis/score.ts [--patterns] [--json]
+ * Scores a synthesizer on the evaluation set: bench/synthesis/dev.json (the half the pattern
+ * synthesizer is tuned on) and bench/synthesis/heldout.json (never tuned on). Per case
+ * pass/fail with the failed expectations, then each half's total. Without arguments it uses
+ * the provider the environment configures (ANTHROPIC_API_KEY / OPENAI_API_KEY, see
+ * docs/synthesis.md), else the pattern synthesizer.
+ * Usage: npx tsx bench/synthesis/score.ts [--patterns] [--split dev|heldout|all] [--quiet] [--json]
+ *   --patterns  force the pattern synthesizer even when a key is configured
+ *   --split     which half to run (default all: both, each reported on its own)
+ *   --quiet     print only failures and totals
  */
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { isContractError } from "../../src/contract/ContractError.js";
-import { type Env, type SynthesisOptions, synthesize } from "../../src/synthesis/index.js";
+import { type Env, providerFromEnv, type SynthesisOptions, synthesize } from "../../src/synthesis/index.js";
 import { type EvalCase, scoreCase } from "./scoreCase.js";
+
+export type Split = "dev" | "heldout";
+export const SPLITS: readonly Split[] = ["dev", "heldout"];
 
 export interface CaseScore {
   id: string;
@@ -18,18 +25,23 @@ export interface CaseScore {
   failures: string[];
 }
 
-/** The evaluation cases. */
-export function loadCases(): EvalCase[] {
-  const url = new URL("./cases.json", import.meta.url);
+export interface SplitScore {
+  split: Split;
+  passed: number;
+  total: number;
+  cases: CaseScore[];
+}
+
+/** The evaluation cases of one half. */
+export function loadCases(split: Split): EvalCase[] {
+  const url = new URL(`./${split}.json`, import.meta.url);
   return (JSON.parse(readFileSync(url, "utf8")) as { cases: EvalCase[] }).cases;
 }
 
-/** Runs every case through `synthesize` with `options`; a refused or failed synthesis fails its case. */
-export async function scoreAll(
-  options: SynthesisOptions,
-): Promise<{ passed: number; total: number; cases: CaseScore[] }> {
+/** Runs every case of `split` through `synthesize` with `options`; a refused or failed synthesis fails its case. */
+export async function scoreAll(options: SynthesisOptions, split: Split = "dev"): Promise<SplitScore> {
   const cases: CaseScore[] = [];
-  for (const c of loadCases()) {
+  for (const c of loadCases(split)) {
     const body =
       c.pattern_hint === undefined
         ? { description: c.description }
@@ -43,21 +55,41 @@ export async function scoreAll(
       cases.push({ id: c.id, pass: false, failures: [`${err.code}: ${err.message}`] });
     }
   }
-  return { passed: cases.filter((c) => c.pass).length, total: cases.length, cases };
+  return { split, passed: cases.filter((c) => c.pass).length, total: cases.length, cases };
+}
+
+function percent(s: SplitScore): string {
+  return `${s.passed}/${s.total} (${Math.round((1000 * s.passed) / s.total) / 10}%)`;
 }
 
 async function run(argv: string[]): Promise<void> {
-  const options: SynthesisOptions = argv.includes("--patterns") ? { provider: null } : { env: process.env as Env };
-  const score = await scoreAll(options);
-  if (argv.includes("--json")) {
-    console.log(JSON.stringify(score, null, 2));
+  const forcePatterns = argv.includes("--patterns");
+  const options: SynthesisOptions = forcePatterns ? { provider: null } : { env: process.env as Env };
+  const splitArg = argv.includes("--split") ? argv[argv.indexOf("--split") + 1] : "all";
+  if (splitArg !== "all" && !SPLITS.includes(splitArg as Split)) {
+    console.error(`--split must be dev, heldout or all, got ${JSON.stringify(splitArg)}`);
+    process.exitCode = 2;
     return;
   }
-  for (const c of score.cases) {
-    console.log(`${c.pass ? "PASS" : "FAIL"} ${c.id}${c.source ? ` (${c.source})` : ""}`);
-    for (const f of c.failures) console.log(`     ${f}`);
+  const splits = splitArg === "all" ? SPLITS : [splitArg as Split];
+  const provider = forcePatterns ? null : providerFromEnv(process.env as Env);
+  const synthesizer = provider === null ? "patterns (no language model)" : `${provider.name} ${provider.model}`;
+  const scores: SplitScore[] = [];
+  for (const split of splits) scores.push(await scoreAll(options, split));
+  if (argv.includes("--json")) {
+    console.log(JSON.stringify({ synthesizer, scores }, null, 2));
+    return;
   }
-  console.log(`total: ${score.passed}/${score.total}`);
+  const quiet = argv.includes("--quiet");
+  for (const s of scores) {
+    for (const c of s.cases) {
+      if (quiet && c.pass) continue;
+      console.log(`${c.pass ? "PASS" : "FAIL"} ${s.split}/${c.id}${c.source ? ` (${c.source})` : ""}`);
+      for (const f of c.failures) console.log(`     ${f}`);
+    }
+  }
+  console.log(`synthesizer: ${synthesizer}`);
+  for (const s of scores) console.log(`${s.split}: ${percent(s)}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -15,6 +15,10 @@ export interface Expectations {
   formulas?: string[];
   min_rules?: number;
   protections_for?: string[];
+  parties_exclude?: string[];
+  predicates_any?: string[];
+  patterns_include?: string[];
+  patterns_any?: string[];
 }
 
 export interface EvalCase {
@@ -104,5 +108,15 @@ export function scoreCase(expect: Expectations, result: SynthesisResult): string
     failures.push(`${result.rules.length} rules, expected at least ${expect.min_rules}`);
   }
   for (const p of expect.protections_for ?? []) if (!result.protections[p]) failures.push(`no protection for ${p}`);
+  for (const p of expect.parties_exclude ?? []) if (result.parties.includes(p)) failures.push(`party ${p} present`);
+  const used = (name: string) => lts.transitions.some((t) => t.label.some((p) => p.name === name));
+  if (expect.predicates_any && !expect.predicates_any.some(used)) {
+    failures.push(`none of the predicates ${expect.predicates_any.join(", ")} used`);
+  }
+  const patterns = result.patterns ?? [];
+  for (const p of expect.patterns_include ?? []) if (!patterns.includes(p)) failures.push(`pattern ${p} not used`);
+  if (expect.patterns_any && !expect.patterns_any.some((p) => patterns.includes(p))) {
+    failures.push(`none of the patterns ${expect.patterns_any.join(", ")} used`);
+  }
   return failures;
 }

@@ -7,7 +7,7 @@ import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
 
 function human(r: SynthesisResult): string {
   const lines = [
-    `source: ${r.source}${r.template ? ` (template ${r.template})` : ""}`,
+    `source: ${r.source}${r.patterns.length > 0 ? ` (patterns ${r.patterns.join(", ")})` : ""}, confidence ${r.confidence}`,
     `parties: ${r.parties.join(", ")}`,
     "",
     r.model,

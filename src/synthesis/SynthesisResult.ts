@@ -15,6 +15,12 @@ export interface SynthesisResult {
   prompt: string;
   source: "llm" | "patterns";
   warnings: string[];
-  /** The template the pattern synthesizer used (absent for `llm`). */
-  template?: string;
+  /**
+   * The patterns the answer was built from: for `patterns`, the family first, then the parts
+   * the description asked for (`["escrow", "arbiter", "deadline"]`); for `llm`, the family a
+   * `pattern_hint` named, if any.
+   */
+  patterns: string[];
+  /** 0..1: how sure the synthesizer is that this is the contract described (see docs/synthesis.md). */
+  confidence: number;
 }

@@ -6,6 +6,7 @@ import { type CandidateCheck, checkCandidate } from "./checkCandidate.js";
 import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
 import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
 import { patternSynthesize } from "./patternSynthesize.js";
+import { familyForHint } from "./patterns/families.js";
 import { templateForHint } from "./recognizePattern.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 
@@ -38,6 +39,18 @@ function unsignedTransitions(lts: Lts): string[] {
     );
 }
 
+/**
+ * How far a checked answer can be trusted: it always parses and its rules hold, so the
+ * doubt is whether it needed repair, lost rules, or leaves transitions open.
+ */
+function llmConfidence(repaired: boolean, lostRules: boolean, modelWarnings: boolean): number {
+  let c = 0.9;
+  if (repaired) c -= 0.15;
+  if (lostRules) c -= 0.25;
+  if (modelWarnings) c -= 0.1;
+  return Math.round(c * 100) / 100;
+}
+
 /** Parties named in the answer, then any other `/users/<name>.id` the model mentions. */
 function partiesOf(parsed: ParsedAnswer, model: string): string[] {
   const out = [...new Set(parsed.parties)];
@@ -62,7 +75,8 @@ export async function llmSynthesize(
   let parsed = parseAnswer(first);
   let check = checkCandidate(parsed.model, parsed.rules);
   const warnings: string[] = [];
-  if (problems(check).length > 0) {
+  const repaired = problems(check).length > 0;
+  if (repaired) {
     const repair: LlmPrompt = {
       system: prompt.system,
       messages: [
@@ -96,7 +110,9 @@ export async function llmSynthesize(
     else warnings.push(`dropped rule ${i + 1}: ${r.error}`);
   });
   if (rules.length === 0) warnings.push("no rule of the answer holds on its model: the contract has no rules");
+  const dropped = warnings.length;
   warnings.push(...check.lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(check.lts));
+  const hinted = familyForHint(hint);
   return {
     model: parsed.model.trim(),
     rules,
@@ -104,6 +120,8 @@ export async function llmSynthesize(
     protections: parsed.protections,
     prompt: promptText(prompt),
     source: "llm",
+    patterns: hinted === null ? [] : [hinted.id],
+    confidence: llmConfidence(repaired, dropped > 0, warnings.length > dropped),
     warnings,
   };
 }

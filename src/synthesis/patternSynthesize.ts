@@ -1,101 +1,129 @@
-import { protectionsOf } from "../templates/protectionsOf.js";
-import { ruleText } from "../templates/ruleText.js";
-import type { ParamValues } from "../templates/Template.js";
-import { templateDefinition } from "../templates/templateDefinitions.js";
 import { buildPrompt, promptText } from "./buildPrompt.js";
-import { extractParties } from "./extractParties.js";
-import { recognizePattern } from "./recognizePattern.js";
+import { checkCandidate } from "./checkCandidate.js";
+import { Draft, keyOf, type Party } from "./patterns/Draft.js";
+import { type Choice, chooseFamily, rankFamilies } from "./patterns/families.js";
+import { findParties } from "./patterns/findParties.js";
+import { readDeal } from "./patterns/readDeal.js";
+import { templateForHint } from "./recognizePattern.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-};
-const NUM = "(\\d+|one|two|three|four|five|six|seven|eight|nine|ten)";
-
-function num(word: string | undefined): number | undefined {
-  if (word === undefined) return undefined;
-  return NUMBER_WORDS[word.toLowerCase()] ?? Number(word);
+/** A family close to a description, for the 503's `details.closest`. */
+export interface ClosestPattern {
+  pattern: string;
+  score: number;
+  summary: string;
 }
 
-/** Milestone count: "three milestones", "in 3 phases", "2 deliverables" (1..10, default 2). */
-function milestoneCount(text: string): number {
-  const m = new RegExp(
-    `\\b${NUM}[- ](?:\\w+ )?(?:milestones?|phases?|stages?|deliverables|installments?|tranches?|parts)\\b`,
-    "i",
-  ).exec(text);
-  const n = num(m?.[1]);
-  return n !== undefined && n >= 1 && n <= 10 ? n : 2;
+/** The three families closest to a description (by keyword score), for an answer that has none. */
+export function closestPatterns(description: string): ClosestPattern[] {
+  return rankFamilies(description)
+    .slice(0, 3)
+    .map((r) => ({ pattern: r.family.id, score: r.score, summary: r.family.summary }));
 }
 
-/** n of m for a multisig: "2-of-3", "3 of 5 directors", "both", "all", "a majority". */
-function quorum(text: string, people: number): { n: number; m: number } {
-  const of = new RegExp(`\\b${NUM}[- ]of[- ](?:the |our |its )?${NUM}\\b`, "i").exec(text);
-  let m = num(of?.[2]) ?? (people >= 2 ? people : undefined);
-  let n = num(of?.[1]);
-  if (n === undefined && /\bboth\b/i.test(text)) n = m = m ?? 2;
-  if (n === undefined && m !== undefined && /\b(all|every|each)\b/i.test(text)) n = m;
-  if (n === undefined && m !== undefined && /\bmajority\b/i.test(text)) n = Math.floor(m / 2) + 1;
-  m ??= Math.max(3, n ?? 0);
-  n ??= Math.min(2, m);
-  return { n: Math.max(1, Math.min(n, m, 16)), m: Math.min(m, 16) };
+/** Confidence from how the family was chosen and how much of the cast the text named. */
+function confidenceOf(choice: Choice, unnamed: number): number {
+  let c = choice.via === "text" ? (choice.score >= 4 ? 0.85 : 0.65) : choice.via === "refined_hint" ? 0.85 : 0.8;
+  if (choice.rivals.length > 0) c -= 0.2;
+  c -= 0.05 * unnamed;
+  return Math.round(Math.max(0.1, Math.min(0.95, c)) * 100) / 100;
+}
+
+/** The parties of the chosen family: its roles bound to names from the text, or its own cast. */
+function castOf(choice: Choice, description: string, deal: ReturnType<typeof readDeal>) {
+  const roles = choice.family.roles.filter((r) => r.when === undefined || r.when(deal));
+  const found = findParties(description, roles);
+  const parties: Party[] = [];
+  for (const r of roles) {
+    if (r.group) parties.push({ role: r.role, name: r.words[0]!, group: true });
+    else parties.push({ role: r.role, name: found.names[r.role]! });
+  }
+  if (choice.family.cast !== undefined) {
+    const free = found.people.filter((p) => !parties.some((x) => x.name === p));
+    parties.push(...choice.family.cast(description, free, deal));
+  }
+  return { parties, found };
 }
 
 /**
- * The deterministic synthesizer used without a language-model key: recognises the
- * description (or `pattern_hint`) as one of the templates, names the parties from the text,
- * and answers with that template's checked model and rules. Null when nothing is recognised.
+ * The deterministic synthesizer used without a language-model key: picks the family the
+ * description (or `pattern_hint`) asks for, binds its roles to the parties the text names,
+ * and assembles the model and rules from parts (a dispute, a deadline exit, a refund…) as
+ * the text asks. Every rule is checked on the model before answering. Null when no family
+ * fits.
  */
 export function patternSynthesize(description: string, hint?: string): SynthesisResult | null {
-  const id = recognizePattern(description, hint);
-  if (id === null) return null;
-  const def = templateDefinition(id);
-  const warnings = [`answered by the pattern synthesizer from the "${id}" template (no language model was used)`];
-  const values: ParamValues = { ...def.exampleValues };
-  let roles = def.parties.filter((r) => r !== "arbiter");
-  if (id === "escrow") {
-    delete values.arbiter;
-    if (/\b(arbit\w*|mediat\w*|disput\w*|judge|referee)\b/i.test(description)) {
-      roles = [...roles, "arbiter"];
-      values.arbiter = "";
+  const choice = chooseFamily(description, hint);
+  if (choice === null) return null;
+  const deal = readDeal(description);
+  const { parties, found } = castOf(choice, description, deal);
+  const draft = new Draft(choice.family.id, parties);
+  choice.family.build(draft, deal);
+
+  const warnings: string[] = [];
+  if (hint !== undefined && choice.via === "text") {
+    warnings.push(`pattern_hint "${hint.slice(0, 40)}" names no known pattern: the description was read instead`);
+  }
+  if (choice.via === "refined_hint") {
+    warnings.push(`read as a ${choice.family.id}, the variant of the hinted pattern that the description describes`);
+  }
+  if (choice.via === "text" && choice.score < 4) {
+    warnings.push(`recognised as ${choice.family.id} from weak cues only: check that this is the deal you mean`);
+  }
+  if (choice.rivals.length > 0) {
+    warnings.push(
+      `the description also reads as ${choice.rivals.join(" or ")}: pass pattern_hint to choose (answered as ${choice.family.id})`,
+    );
+  }
+  for (const role of found.unnamed) {
+    const p = parties.find((x) => x.role === role);
+    if (p !== undefined) warnings.push(`no name found for the ${role.replace(/_/g, " ")}: called "${p.name}"`);
+  }
+  const unused = found.people.filter((name) => !parties.some((p) => p.name === name));
+  if (unused.length > 0) {
+    warnings.push(`named in the description but given no role: ${unused.join(", ")}`);
+  }
+  if (deal.amounts.length > 0) {
+    warnings.push(
+      `amounts (${[...new Set(deal.amounts)].join(", ")}) are not enforced by the model: record them under /terms`,
+    );
+  }
+  for (const [path, what] of draft.terms) warnings.push(`post ${what} to ${path} when creating the contract`);
+  warnings.push(...draft.warnings);
+
+  const model = draft.model();
+  const texts = draft.rules.map(
+    (r) => `// ${r.says}\nexport default rule {\n  starting_at $PARENT\n  formula { ${r.formula} }\n}`,
+  );
+  const check = checkCandidate(model, texts);
+  if (check.lts === null)
+    throw new Error(`pattern ${choice.family.id} built a model that does not compile: ${check.modelError}`);
+  const rules: string[] = [];
+  const kept = draft.rules.filter((r, i) => {
+    const verdict = check.rules[i]!;
+    if (verdict.error === undefined) rules.push(verdict.text);
+    else warnings.push(`dropped a rule that does not hold (${r.says}): ${verdict.error}`);
+    return verdict.error === undefined;
+  });
+  draft.rules.splice(0, draft.rules.length, ...kept);
+  const protections = draft.protections();
+  for (const p of parties) {
+    const dir = keyOf(p).replace(/\/[^/]+\.id$/, "");
+    if (!model.includes(keyOf(p)) && !(p.key !== undefined && model.includes(`${dir})`))) {
+      warnings.push(`${p.name} signs nothing in this model`);
     }
+    if (protections[p.name] === undefined) warnings.push(`no rule protects ${p.name} in particular`);
   }
-  if (id === "milestone") values.milestones = milestoneCount(description);
-  const found = extractParties(description, id, roles);
-  let parties = roles.map((r) => found.names[r]!);
-  let protections: Record<string, string>;
-  const body = (() => {
-    if (id !== "multisig") return def.build(values, found.names);
-    const { n, m } = quorum(description, found.people.length);
-    values.threshold = n;
-    parties =
-      found.people.length >= m ? found.people.slice(0, m) : Array.from({ length: m }, (_, i) => `signer_${i + 1}`);
-    warnings.push(`each signer's key goes under /signers (e.g. /signers/${parties[0]}.id); ${n} of ${m} must sign`);
-    return def.build(values, found.names);
-  })();
-  if (id === "multisig") {
-    const says = protectionsOf(body.rules, ["signers"]).signers!;
-    protections = Object.fromEntries(parties.map((p) => [p, says]));
-  } else {
-    protections = protectionsOf(body.rules, roles, (r) => found.names[r]!);
-    for (const role of found.unnamed) warnings.push(`no name found for the ${role}: called "${found.names[role]}"`);
-  }
+  const unnamedCount = found.unnamed.length;
   return {
-    model: body.model,
-    rules: body.rules.map(ruleText),
-    parties,
+    model,
+    rules,
+    parties: parties.map((p) => p.name),
     protections,
-    prompt: promptText(buildPrompt(description, hint, id)),
+    prompt: promptText(buildPrompt(description, hint, templateForHint(hint))),
     source: "patterns",
+    patterns: [choice.family.id, ...draft.parts.filter((x) => x !== choice.family.id)],
+    confidence: confidenceOf(choice, unnamedCount),
     warnings,
-    template: id,
   };
 }

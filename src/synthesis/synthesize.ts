@@ -1,7 +1,7 @@
 import { ContractError } from "../contract/ContractError.js";
 import type { LlmProvider } from "./LlmProvider.js";
 import { llmSynthesize } from "./llmSynthesize.js";
-import { patternSynthesize } from "./patternSynthesize.js";
+import { closestPatterns, patternSynthesize } from "./patternSynthesize.js";
 import { type Env, providerFromEnv } from "./providerFromEnv.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 
@@ -49,11 +49,12 @@ export async function synthesize(body: unknown, options: SynthesisOptions = {}):
   if (provider !== null) return llmSynthesize(provider, description, hint);
   const result = patternSynthesize(description, hint);
   if (result !== null) return result;
+  const closest = closestPatterns(description);
   throw new ContractError(
     "UNAVAILABLE",
-    "Cannot synthesize this description without a language model: set ANTHROPIC_API_KEY or OPENAI_API_KEY " +
-      "(the pattern synthesizer only recognises escrow, milestone, atomic_swap, multisig, subscription and " +
-      "service_agreement descriptions; a pattern_hint naming one of them also works)",
-    { reason: "no_language_model", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] },
+    "Cannot synthesize this description without a language model: no known pattern fits it. Set " +
+      "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass a pattern_hint naming one of the patterns " +
+      `(closest: ${closest.map((c) => c.pattern).join(", ")})`,
+    { reason: "no_pattern", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"], closest },
   );
 }
