@@ -214,6 +214,59 @@ describe("synthesis through an OpenAI-compatible endpoint", () => {
     assertHolds(result.model, result.rules);
   });
 
+  it("asks for schema-constrained JSON and reads the constrained answer", async () => {
+    const json = JSON.stringify({
+      model: MODEL,
+      rules: [GOOD_RULE],
+      parties: ["alice", "bob"],
+      protections: [
+        { party: "alice", protection: "only she confirms" },
+        { party: "bob", protection: "paid before shipping" },
+      ],
+    });
+    fake.script(openAiReply(json));
+    const result = await synthesize({ description: "Alice buys from Bob" }, { env: openAiEnv() });
+    const format = fake.requests[0]!.body.response_format;
+    assert.equal(format.type, "json_schema");
+    assert.equal(format.json_schema.strict, true);
+    assert.deepEqual(format.json_schema.schema.required, ["model", "rules", "parties", "protections"]);
+    assert.equal(result.source, "llm");
+    assert.deepEqual(result.parties, ["alice", "bob"]);
+    assert.deepEqual(Object.keys(result.protections), ["alice", "bob"]);
+    assert.equal(result.rules.length, 1);
+    assert.ok(result.confidence > 0 && result.confidence <= 1);
+    assert.deepEqual(result.patterns, []);
+  });
+
+  it("falls back to a plain request when the server refuses response_format, and stops asking", async () => {
+    fake.script(
+      { status: 400, body: { error: { message: "response_format json_schema is not supported" } } },
+      openAiReply(answer([GOOD_RULE])),
+    );
+    const env = openAiEnv();
+    const result = await synthesize({ description: "Alice buys from Bob" }, { env });
+    assert.equal(fake.requests.length, 2);
+    assert.ok(fake.requests[0]!.body.response_format);
+    assert.equal(fake.requests[1]!.body.response_format, undefined);
+    assert.equal(result.source, "llm");
+    assertHolds(result.model, result.rules);
+  });
+
+  it("HUB_LLM_STRUCTURED=off never asks for a schema; =on reports the refusal", async () => {
+    fake.script(openAiReply(answer([GOOD_RULE])));
+    await synthesize({ description: "Alice buys from Bob" }, { env: { ...openAiEnv(), HUB_LLM_STRUCTURED: "off" } });
+    assert.equal(fake.requests[0]!.body.response_format, undefined);
+    fake.requests.length = 0;
+    fake.script({ status: 400, body: { error: { message: "unsupported response_format" } } });
+    const d = await assertContractErrorAsync(
+      () => synthesize({ description: "Alice buys from Bob" }, { env: { ...openAiEnv(), HUB_LLM_STRUCTURED: "on" } }),
+      "UPSTREAM_ERROR",
+      "upstream_status",
+    );
+    assert.equal(d.status, 400);
+    assert.equal(fake.requests.length, 1);
+  });
+
   it("reports an answer without content as UPSTREAM_ERROR", async () => {
     fake.script({ body: { choices: [] } });
     await assertContractErrorAsync(
@@ -234,6 +287,9 @@ describe("synthesis without a key and request validation", () => {
       "no_language_model",
     );
     assert.deepEqual(details.env, ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"]);
+    const closest = details.closest as Array<{ pattern: string; score: number; summary: string }>;
+    assert.equal(closest.length, 3);
+    for (const c of closest) assert.equal(typeof c.summary, "string");
   });
 
   it("refuses a missing description or a malformed hint with INVALID_REQUEST naming the field", async () => {

@@ -13,6 +13,12 @@ export interface LlmPrompt {
 export interface CompleteOptions {
   /** Upper bound on the answer's length in tokens. */
   maxTokens?: number;
+  /**
+   * Ask for an answer constrained to this JSON schema where the server supports it
+   * (OpenAI-compatible `response_format`); providers without it ignore it, and the answer
+   * goes through the tolerant parser either way.
+   */
+  schema?: { name: string; schema: Record<string, unknown> };
 }
 
 /**

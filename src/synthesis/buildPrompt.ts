@@ -2,6 +2,7 @@ import { protectionsOf } from "../templates/protectionsOf.js";
 import { ruleText } from "../templates/ruleText.js";
 import type { PartyNames, TemplateDefinition } from "../templates/Template.js";
 import { templateDefinition } from "../templates/templateDefinitions.js";
+import { JSON_ANSWER_NOTE } from "./answerSchema.js";
 import type { LlmPrompt } from "./LlmProvider.js";
 
 const LANGUAGE = `You write contracts for a contract hub. A contract is an append-only log of signed commits, governed by a MODEL (a labelled transition system) and RULES (modal-logic formulas that must hold on the model). Each party is an ed25519 key stored at /users/<party>.id; party names are lower-case identifiers (alice, bob, buyer).
@@ -50,6 +51,8 @@ export default rule { ... }
 - <party>: <role in one phrase>
 ## Protections
 - <party>: <what protects this party, in one or two sentences>
+
+${JSON_ANSWER_NOTE}
 `;
 
 /** A worked example built from a template, so every example the model sees is one the checker accepts. */

@@ -1,6 +1,7 @@
 import type { Caller } from "../api/Caller.js";
 import { ContractError } from "../contract/ContractError.js";
-import { type Env, hasLlmKey } from "./providerFromEnv.js";
+import type { LlmProvider } from "./LlmProvider.js";
+import { type Env, hasLlmKey, providerFromEnv } from "./providerFromEnv.js";
 import { SynthesisQuota } from "./SynthesisQuota.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 import { synthesize } from "./synthesize.js";
@@ -17,6 +18,8 @@ export interface SynthesisOperations {
  * default 100, 0 = none); without a key the pattern synthesizer answers anyone.
  */
 export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.fromEnv(env)): SynthesisOperations {
+  // One provider for the hub's life, so what it learns about the server (no structured output) is kept.
+  let provider: LlmProvider | null | undefined;
   return {
     async synthesize(caller, body) {
       if (hasLlmKey(env)) {
@@ -27,7 +30,8 @@ export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.f
         }
         quota.take(caller.identity);
       }
-      return synthesize(body, { env });
+      provider ??= providerFromEnv(env);
+      return synthesize(body, { provider });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { ContractError } from "../contract/ContractError.js";
 import { labelText } from "../lang/graph.js";
 import type { Lts } from "../lang/Lts.js";
+import { ANSWER_SCHEMA, ANSWER_SCHEMA_NAME } from "./answerSchema.js";
 import { buildPrompt, promptText } from "./buildPrompt.js";
 import { type CandidateCheck, checkCandidate } from "./checkCandidate.js";
 import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
@@ -71,7 +72,8 @@ export async function llmSynthesize(
   hint?: string,
 ): Promise<SynthesisResult> {
   const prompt = buildPrompt(description, hint, templateForHint(hint));
-  const first = await provider.complete(prompt);
+  const structured = { schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA } };
+  const first = await provider.complete(prompt, structured);
   let parsed = parseAnswer(first);
   let check = checkCandidate(parsed.model, parsed.rules);
   const warnings: string[] = [];
@@ -85,7 +87,7 @@ export async function llmSynthesize(
         { role: "user", content: repairMessage(check) },
       ],
     };
-    const second = parseAnswer(await provider.complete(repair));
+    const second = parseAnswer(await provider.complete(repair, structured));
     const secondCheck = checkCandidate(second.model, second.rules);
     if (secondCheck.lts !== null || check.lts === null) {
       parsed = second;

@@ -1,7 +1,7 @@
 import { ContractError } from "../contract/ContractError.js";
 import { AnthropicProvider } from "./AnthropicProvider.js";
 import type { LlmProvider } from "./LlmProvider.js";
-import { OpenAiProvider } from "./OpenAiProvider.js";
+import { OpenAiProvider, type StructuredMode } from "./OpenAiProvider.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -23,6 +23,17 @@ function positive(env: Env, name: string, fallback: number): number {
   return n;
 }
 
+/** `HUB_LLM_STRUCTURED`: auto (default), on or off. */
+function structuredMode(env: Env): StructuredMode {
+  const raw = env.HUB_LLM_STRUCTURED;
+  if (raw === undefined || raw === "") return "auto";
+  if (raw === "auto" || raw === "on" || raw === "off") return raw;
+  throw new ContractError("INTERNAL", `HUB_LLM_STRUCTURED must be auto, on or off, got ${JSON.stringify(raw)}`, {
+    reason: "bad_config",
+    variable: "HUB_LLM_STRUCTURED",
+  });
+}
+
 /** True when a language-model key is configured (the hub then requires authentication for synthesis, PROTOCOL.md §7). */
 export function hasLlmKey(env: Env): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.OPENAI_API_KEY);
@@ -33,7 +44,8 @@ export function hasLlmKey(env: Env): boolean {
  * (base `ANTHROPIC_BASE_URL`, default https://api.anthropic.com) wins over `OPENAI_API_KEY`
  * (base `HUB_LLM_BASE_URL`, default https://api.openai.com/v1) unless
  * `HUB_LLM_PROVIDER=openai`. `HUB_LLM_MODEL`, `HUB_LLM_TIMEOUT_MS` (default 60 s) and
- * `HUB_LLM_MAX_TOKENS` (default 4096) apply to both.
+ * `HUB_LLM_MAX_TOKENS` (default 4096) apply to both; `HUB_LLM_STRUCTURED` (auto, on, off) to
+ * the OpenAI-compatible one.
  */
 export function providerFromEnv(env: Env): LlmProvider | null {
   const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS);
@@ -51,6 +63,7 @@ export function providerFromEnv(env: Env): LlmProvider | null {
   }
   if (env.OPENAI_API_KEY) {
     return new OpenAiProvider({
+      structured: structuredMode(env),
       apiKey: env.OPENAI_API_KEY,
       baseUrl: env.HUB_LLM_BASE_URL || "https://api.openai.com/v1",
       model: model ?? DEFAULT_OPENAI_MODEL,

@@ -55,6 +55,6 @@ export async function synthesize(body: unknown, options: SynthesisOptions = {}):
     "Cannot synthesize this description without a language model: no known pattern fits it. Set " +
       "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass a pattern_hint naming one of the patterns " +
       `(closest: ${closest.map((c) => c.pattern).join(", ")})`,
-    { reason: "no_pattern", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"], closest },
+    { reason: "no_language_model", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"], closest },
   );
 }

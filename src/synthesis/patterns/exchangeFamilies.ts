@@ -67,10 +67,8 @@ export const depositFamily: Family = {
     "A security deposit held for the owner and returned to the payer (damage claims need agreement or an arbiter)",
   hints: ["deposit", "security_deposit", "rental_deposit", "damage_deposit"],
   keywords: [
-    [
-      /\b(security|damage|rental|rent|tenancy|lease)\s+deposit\b|\bdeposit\b.*\b(tenant|landlord|lease|rent\w*|flat|apartment|move[sd]?[- ]out)\b/,
-      5,
-    ],
+    [/\b(security|damage|rental|rent|tenancy|lease)\s+deposit\b/, 5],
+    [/^(?=.*\bdeposit\b)(?=.*\b(tenant|landlord|lease|rent\w*|flat|apartment|move[sd]?[- ]?out|damage\w*)\b)/s, 3],
     [/\b(tenant|landlord|lease|lessee|lessor)\b/, 2],
     [/\bdeposit\b/, 2],
     [/\b(damage\w*|returned intact|moves? out|move-out|end of the lease)\b/, 2],

@@ -31,6 +31,7 @@ export const multisigFamily: Family = {
     ],
     [/\b(treasury|wallet|joint account|shared account|vault|signers|signatories|funds)\b/, 2],
     [/\b(signatures? (are |is )?required|must (all )?sign|spend\w*|move the funds|payments?)\b/, 2],
+    [/\b(any|at least) (\d+|two|three|four|five|six|seven)\b.*\b(can|must|may|need|needed)\b/, 3],
   ],
   roles: [],
   cast: (_text, people, deal) => signers("signers", "signer", people, deal),

@@ -43,7 +43,7 @@ export function num(word: string | undefined): number | null {
 const MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december";
 const DEADLINE = new RegExp(
   [
-    `\\b(?:by|before|until|no later than|within|deadline(?: of)?|due(?: on| by)?)\\s+(?:the\\s+)?(?:end of (?:the )?(?:month|year|week|${MONTHS})|${MONTHS}(?:\\s+\\d{1,2})?|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:${MONTHS})|\\d+\\s+(?:days?|weeks?|months?|years?)|${NUM}\\s+(?:days?|weeks?|months?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next \\w+|\\d{4}-\\d{2}-\\d{2}|[a-z]+ \\d{1,2})`,
+    `\\b(?:by|before|until|no later than|within|deadline(?: of)?|due(?: on| by| in)?)\\s+(?:the\\s+)?(?:end of (?:the )?(?:month|year|week|${MONTHS})|${MONTHS}(?:\\s+\\d{1,2})?|\\d{1,2}(?:st|nd|rd|th)?\\s+(?:${MONTHS})|\\d+\\s+(?:days?|weeks?|months?|years?)|${NUM}\\s+(?:days?|weeks?|months?|years?)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next \\w+|\\d{4}-\\d{2}-\\d{2}|[a-z]+ \\d{1,2})`,
     `\\b(?:after|for|in)\\s+${NUM}\\s+(?:days?|weeks?|months?|years?)`,
     "\\b(?:deadline|due date|expir\\w*|ends? after|time limit|doesn'?t check in|stops? (?:pinging|checking in))",
   ].join("|"),
@@ -61,10 +61,10 @@ export function readDeal(text: string): Deal {
   const of = new RegExp(`\\b${NUM}[- ]of[- ](?:the |our |its |all )?${NUM}\\b`, "i").exec(text);
   const anyOf = new RegExp(`\\b(?:any|at least)\\s+${NUM}\\b`, "i").exec(text);
   const groupOf = new RegExp(
-    `\\b${NUM}\\s+(?:\\w+\\s+)?(?:keyholders|signers|signatories|directors|trustees|members|reviewers|owners|partners|people|judges|officers)\\b`,
+    `\\b${NUM}\\s+(?:\\w+\\s+)?(?:keyholders|signers|signatories|directors|trustees|members|reviewers|owners|partners|people|judges|officers|maintainers|admins|founders|guardians)\\b`,
     "i",
   ).exec(text);
-  const committeeOf = new RegExp(`\\b(?:committee|board|panel|council) of ${NUM}\\b`, "i").exec(text);
+  const committeeOf = new RegExp(`\\b(?:committee|board|panel|council|team|group) of ${NUM}\\b`, "i").exec(text);
   const approvals = new RegExp(`\\b${NUM}\\s+(?:approvals|signatures|votes|of them)\\b`, "i").exec(text);
   let n = num(of?.[1]) ?? num(anyOf?.[1]) ?? num(approvals?.[1]);
   const m = num(of?.[2]) ?? num(groupOf?.[1]) ?? num(committeeOf?.[1]);
