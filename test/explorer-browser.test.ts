@@ -250,6 +250,21 @@ describe("explorer templates and synthesis in a real browser", { skip }, () => {
     await page.click('form.synth button[type="submit"]');
     await page.locator("#synthesis svg.diagram g.state").first().waitFor();
     assert.ok((await page.locator("#synthesis svg.diagram g.state").count()) >= 3);
+    assert.equal(await page.locator('#synthesis [data-field="patterns"]').textContent(), "escrow + arbiter");
+    assert.match((await page.locator('#synthesis [data-field="confidence"]').textContent()) ?? "", /^confidence \d+%$/);
+    await page.fill('textarea[name="description"]', "Alice pays Bob 40 dollars for a lamp, held until it arrives");
+    await page.fill('input[name="pattern_hint"]', "");
+    await page.click('form.synth button[type="submit"]');
+    await page.locator("#synthesis .synth-warnings li.warning").first().waitFor();
+    assert.ok(
+      (await page.locator("#synthesis .synth-warnings li.warning").allTextContents()).some((w) =>
+        w.includes("40 dollars"),
+      ),
+    );
+    await page.fill('textarea[name="description"]', "Write a haiku about the sea");
+    await page.click('form.synth button[type="submit"]');
+    await page.locator("#synthesis ul.closest button").first().waitFor();
+    assert.equal(await page.locator("#synthesis ul.closest button").count(), 3);
     const listed = (await (await fetch(`${servers.restUrl}/contracts`)).json()) as { total: number };
     assert.equal(listed.total, 0, "synthesis creates nothing");
     await page.screenshot({ path: join(ARTIFACTS, "explorer-synthesis.png"), fullPage: true });

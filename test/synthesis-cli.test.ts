@@ -42,15 +42,16 @@ describe("contract-hub synthesize", () => {
     assert.equal(code, 0);
     const result = JSON.parse(io.stdout);
     assert.equal(result.source, "patterns");
-    assert.equal(result.template, "escrow");
+    assert.deepEqual(result.patterns, ["escrow"]);
+    assert.equal(typeof result.confidence, "number");
     assert.deepEqual(result.parties, ["alice", "bob"]);
   });
 
   it("follows --hint and prints a readable result", async () => {
     const io = capture();
     assert.equal(await main(["synthesize", "Ivan and Judy make a deal", "--hint", "swap"], io), 0);
-    assert.match(io.stdout, /^source: patterns \(template atomic_swap\)$/m);
-    assert.match(io.stdout, /^model atomic_swap \{$/m);
+    assert.match(io.stdout, /^source: patterns \(patterns swap\), confidence 0\.\d+$/m);
+    assert.match(io.stdout, /^model swap \{$/m);
   });
 
   it("exits 1 with UNAVAILABLE for an unrecognised description, and 2 without a description", async () => {

@@ -176,7 +176,8 @@ export const supplyChainFamily: Family = {
     [/\b(supply chain|chain of custody|hand(?:ed|s)? (?:over|off)|handoffs?)\b/, 5],
     [/\b(shipment|pallet|batch|cargo|consignment|track\w*)\b/, 3],
     [/\b(manufacturer|shipper|carrier|courier|warehouse|distributor|retailer|roaster|farmer|pharmacy)\b/, 2],
-    [/\bfrom \w+.*\bto\b.*\bto\b|\bthen to\b|\bthrough\b/, 1],
+    [/\bhanded (?:from|over|on|to)\b|\bfrom \w+ (?:\w+ )?to \w+ (?:\w+ )?(?:and )?(?:then )?to\b/, 3],
+    [/\bthen to\b|\bthrough\b/, 1],
   ],
   roles: [],
   cast(text, people) {
