@@ -4,7 +4,7 @@ import { ContractError } from "../contract/ContractError.js";
 export const DEFAULT_SYNTHESIS_QUOTA = 100;
 
 /**
- * The per-identity synthesis quota of PROTOCOL.md §7: with a language-model key, synthesis
+ * The per-identity synthesis quota: with a language-model key, synthesis
  * spends the operator's money, so each identity gets `perHour` calls, refilled evenly over
  * the hour (a token bucket, so there is no burst at the top of each hour). 0 turns it off.
  */

@@ -1,10 +1,10 @@
-/** The body of `POST /contracts/synthesize` (spec 2.7 request). */
+/** The body of `POST /contracts/synthesize`. */
 export interface SynthesisRequest {
   description: string;
   pattern_hint?: string;
 }
 
-/** Spec 2.7's synthesis result plus PROTOCOL.md §10's `source` and `warnings`. */
+/** The synthesis result: model, rules, parties, protections and prompt, plus how it was made (`source`, `patterns`, `confidence`) and what it guessed (`warnings`). */
 export interface SynthesisResult {
   model: string;
   rules: string[];

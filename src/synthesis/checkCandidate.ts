@@ -52,7 +52,7 @@ function checkRule(lts: Lts, text: string): RuleVerdict {
 }
 
 /**
- * Checks a synthesized model and rules the way contract creation will (LANGUAGE.md §4): the
+ * Checks a synthesized model and rules the way contract creation will: the
  * model must parse and compile; each rule must parse, anchor at `$PARENT` and hold at the
  * initial states. Never throws for a bad answer; reports every problem.
  */

@@ -12,9 +12,9 @@ export interface SynthesisOperations {
 }
 
 /**
- * Synthesis as a hub operation, configured by `env`. When a language-model key is
- * configured, synthesis spends the operator's money, so an unauthenticated caller gets 401
- * (PROTOCOL.md §7) and each identity has a quota (`HUB_SYNTHESIS_QUOTA` calls per hour,
+ * Synthesis as a hub operation, configured by `env`. When a language-model key
+ * is configured, synthesis spends the operator's money, so an unauthenticated caller gets 401
+ * and each identity has a quota (`HUB_SYNTHESIS_QUOTA` calls per hour,
  * default 100, 0 = none); without a key the pattern synthesizer answers anyone.
  */
 export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.fromEnv(env)): SynthesisOperations {

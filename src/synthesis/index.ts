@@ -1,4 +1,4 @@
-/** The synthesis library's public surface (spec 2.7, PROTOCOL.md §10). */
+/** The synthesis library's public surface (docs/synthesis.md). */
 export { AnthropicProvider, type HttpProviderConfig } from "./AnthropicProvider.js";
 export { buildPrompt, promptText, SYSTEM_PROMPT } from "./buildPrompt.js";
 export type { CompleteOptions, LlmMessage, LlmPrompt, LlmProvider } from "./LlmProvider.js";

@@ -60,7 +60,7 @@ function partiesOf(parsed: ParsedAnswer, model: string): string[] {
 }
 
 /**
- * Synthesis with a language model (PROTOCOL.md §10): one request, the answer parsed and
+ * Synthesis with a language model: one request, the answer parsed and
  * checked; on any problem one repair round that sends the problems back. The result never
  * holds a model that fails to parse: without a usable model after the repair round, the
  * pattern synthesizer answers when it recognises the description, else UPSTREAM_ERROR

@@ -171,7 +171,7 @@ function findJson(text: string): Record<string, unknown> | null {
 }
 
 /**
- * Reads a language model's answer, tolerating any reasonable shape (PROTOCOL.md §10): a
+ * Reads a language model's answer, tolerating any reasonable shape: a
  * single JSON object `{model, rules, parties, protections}`, or text with fenced (```modality)
  * or bare `model … { }` and `export default rule { … }` blocks, "## Parties" and
  * "## Protections" lists, and prose around them. Nothing is checked here.

@@ -34,7 +34,7 @@ function structuredMode(env: Env): StructuredMode {
   });
 }
 
-/** True when a language-model key is configured (the hub then requires authentication for synthesis, PROTOCOL.md §7). */
+/** True when a language-model key is configured (the hub then requires authentication for synthesis). */
 export function hasLlmKey(env: Env): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.OPENAI_API_KEY);
 }

@@ -36,11 +36,11 @@ function readRequest(body: unknown): { description: string; hint?: string } {
 }
 
 /**
- * `POST /contracts/synthesize` (spec 2.7, PROTOCOL.md §10): a model, rules, parties and
+ * `POST /contracts/synthesize`: a model, rules, parties and
  * protections from a description. With a configured language model (ANTHROPIC_API_KEY or
  * OPENAI_API_KEY) the answer is checked and repaired once (`source: "llm"`); without one the
  * pattern synthesizer answers (`source: "patterns"`), or UNAVAILABLE (503) names the
- * variables to set when it does not recognise the description. Provider failures are
+ * variables to set and `details.closest` the nearest patterns when none fits. Provider failures are
  * UPSTREAM_ERROR (502).
  */
 export async function synthesize(body: unknown, options: SynthesisOptions = {}): Promise<SynthesisResult> {
