@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type TestApp, testApp } from "../src/http/testing/testApps.js";
 import { compileModel, type Lts } from "../src/lang/Lts.js";
 import { parseModel } from "../src/lang/parser.js";
 import type { SynthesisResult } from "../src/synthesis/index.js";
+import { type TestApp, testApp } from "./support/testApps.js";
 
 /** The signer names of every reachable transition carrying +ACTION. */
 function signersOf(lts: Lts, action: string): string[] {
