@@ -2,6 +2,7 @@
  * `contract-hub start` configuration (PROTOCOL.md §1): defaults, then `HUB_*` environment
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
+import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";
 
 export interface StartConfig {
   host: string;
@@ -12,6 +13,12 @@ export interface StartConfig {
   databaseUrl: string | null;
   /** Requests per second per key; 0 turns limiting off. */
   rateLimit: number;
+  /** Run custom WASM predicates (`--no-wasm` turns them off). */
+  wasm: boolean;
+  /** Worker threads that run custom predicates (default: one per core). */
+  wasmWorkers: number;
+  /** Gas budget of one custom predicate evaluation. */
+  wasmGasLimit: number;
 }
 
 /** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
@@ -23,6 +30,9 @@ export interface StartFlags {
   databaseUrl?: string;
   rpc?: boolean;
   rateLimit?: string;
+  wasm?: boolean;
+  wasmWorkers?: string;
+  wasmGasLimit?: string;
 }
 
 /** A configuration value that cannot be used. */
@@ -38,6 +48,9 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   dataDir: "./data",
   databaseUrl: null,
   rateLimit: 500,
+  wasm: true,
+  wasmWorkers: DEFAULT_WORKERS,
+  wasmGasLimit: DEFAULT_GAS_LIMIT,
 });
 
 /** Resolves the configuration from flags and environment. */
@@ -50,6 +63,8 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   const dataDir = pick(flags.dataDir, "HUB_DATA_DIR");
   const databaseUrl = pick(flags.databaseUrl, "HUB_DATABASE_URL");
   const rateLimit = pick(flags.rateLimit, "HUB_RATE_LIMIT");
+  const wasmWorkers = pick(flags.wasmWorkers, "HUB_WASM_WORKERS");
+  const wasmGasLimit = pick(flags.wasmGasLimit, "HUB_WASM_GAS_LIMIT");
   return {
     host: host?.[0] ?? DEFAULT_CONFIG.host,
     port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
@@ -58,6 +73,11 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     dataDir: dataDir?.[0] ?? DEFAULT_CONFIG.dataDir,
     databaseUrl: databaseUrl ? postgresUrl(databaseUrl) : null,
     rateLimit: rateLimit ? integer(rateLimit, 0, 1_000_000, "--rate-limit") : DEFAULT_CONFIG.rateLimit,
+    wasm: flags.wasm !== false,
+    wasmWorkers: wasmWorkers ? integer(wasmWorkers, 1, 256, "--wasm-workers") : DEFAULT_CONFIG.wasmWorkers,
+    wasmGasLimit: wasmGasLimit
+      ? integer(wasmGasLimit, 1, Number.MAX_SAFE_INTEGER, "--wasm-gas-limit")
+      : DEFAULT_CONFIG.wasmGasLimit,
   };
 }
 

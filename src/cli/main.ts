@@ -27,6 +27,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--database-url <url>", "PostgreSQL URL instead of SQLite (env HUB_DATABASE_URL)")
     .option("--no-rpc", "do not serve JSON-RPC")
     .option("--rate-limit <n>", "requests per second per key, 0 = off (default 500)")
+    .option("--no-wasm", "do not run custom WASM predicates (commits that need one get 503)")
+    .option("--wasm-workers <n>", "threads for custom predicates (env HUB_WASM_WORKERS; default: one per core)")
+    .option("--wasm-gas-limit <n>", "gas per custom predicate evaluation (env HUB_WASM_GAS_LIMIT; default 10000000)")
     .action(async (opts) => {
       // Loaded on demand: the server stack (fastify, SQLite, pg) is not needed by other commands.
       const { startCommand } = await import("./startCommand.js");

@@ -8,6 +8,7 @@ import { AccessRegistry } from "../auth/AccessRegistry.js";
 import { Authenticator } from "../auth/Authenticator.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
+import { createWasmRunner, disabledWasmRunner } from "../predicates/wasmRunner.js";
 import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
 import { hubOperations } from "../synthesis/hubOperations.js";
@@ -43,8 +44,13 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     io.err(`contract-hub start: cannot open the store: ${(err as Error).message}`);
     return EXIT_FAILED;
   }
+  // Custom predicates run in a pool of worker threads; --no-wasm makes them 503 wasm_disabled.
+  const wasm = config.wasm
+    ? createWasmRunner({ workers: config.wasmWorkers, gasLimit: config.wasmGasLimit })
+    : disabledWasmRunner();
   const hub = new Hub({
     store,
+    wasm,
     version: deps.version,
     templates: TEMPLATE_CATALOGUE,
     synthesis: hubOperations(env),
@@ -83,6 +89,9 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   io.out(`REST      ${servers.restUrl}  (WebSocket ${servers.restUrl.replace(/^http/, "ws")}/ws)`);
   if (servers.rpcUrl) io.out(`JSON-RPC  ${servers.rpcUrl}  (WebSocket ${servers.rpcUrl.replace(/^http/, "ws")}/ws)`);
   io.out(`Store     ${config.databaseUrl ? "PostgreSQL" : `SQLite in ${config.dataDir}`}`);
+  io.out(
+    `WASM      ${config.wasm ? `custom predicates on, ${config.wasmWorkers} worker thread(s)` : "custom predicates off"}`,
+  );
 
   const signal = await (deps.stop ?? untilSignal());
   logger.info({ signal }, "shutting down: draining requests");
@@ -90,6 +99,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   await stopRelay();
   await hub.close();
   await store.close();
+  await wasm.close();
   logger.info("stopped");
   logger.flush();
   return EXIT_OK;

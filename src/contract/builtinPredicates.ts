@@ -135,6 +135,11 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
 };
 
 /** Evaluates a built-in predicate by canonical name, or returns null when `name` is not built in. */
+/** Whether `name` is a standard predicate (anything else is a custom WASM one). */
+export function isBuiltinPredicate(name: string): boolean {
+  return Object.hasOwn(BUILTINS, name);
+}
+
 export function evaluateBuiltin(name: string, args: readonly string[], input: PredicateInput): PredicateResult | null {
   const fn = BUILTINS[name];
   return fn === undefined ? null : fn(args, input);

@@ -63,7 +63,8 @@ export async function replayLog(
       }
       if (!sameList(stored.signers, c.signers)) throw corrupted(c, index, "stored signers differ from the signatures");
     } catch (err) {
-      if (isContractError(err, "CORRUPTED")) throw err;
+      // UNAVAILABLE (a hub that cannot run a custom predicate) says nothing about the log.
+      if (isContractError(err, "CORRUPTED") || isContractError(err, "UNAVAILABLE")) throw err;
       const why = isContractError(err) ? err.message : String(err);
       throw corrupted(c, index, why, err);
     }

@@ -6,7 +6,7 @@ import type { Property } from "../lang/ast.js";
 import type { Lts, LtsTransition } from "../lang/Lts.js";
 import { printProperty } from "../lang/printer.js";
 import { isPredicate, propertyKey } from "../lang/properties.js";
-import { evaluateBuiltin, type PredicateInput, pathCovers } from "./builtinPredicates.js";
+import { evaluateBuiltin, isBuiltinPredicate, type PredicateInput, pathCovers } from "./builtinPredicates.js";
 import type { Operation } from "./Commit.js";
 import type { PredicateResult, WasmRunner } from "./EngineContext.js";
 
@@ -45,6 +45,8 @@ export interface FailedProperty {
   property: string;
   kind: "missing" | "forbidden" | "needs_label" | "needs_modifies";
   errors?: string[];
+  /** Metered gas of a custom WASM predicate (built-ins report none here). */
+  gas_used?: number;
 }
 
 /** A transition leaving a current state, and what stopped it (empty when enabled). */
@@ -130,14 +132,16 @@ async function judge(
   const failed: FailedProperty[] = [];
   for (const p of t.label) {
     const result = await propertyHolds(p, facts);
+    const gas = isPredicate(p) && !isBuiltinPredicate(p.name) ? { gas_used: result.gas_used } : {};
     if (p.sign === "+" && !result.valid) {
       failed.push({
         property: printProperty(p),
         kind: "missing",
         ...(result.errors.length ? { errors: result.errors } : {}),
+        ...gas,
       });
     } else if (p.sign === "-" && result.valid) {
-      failed.push({ property: printProperty(p), kind: "forbidden" });
+      failed.push({ property: printProperty(p), kind: "forbidden", ...gas });
     }
   }
   for (const name of needs.labels) {

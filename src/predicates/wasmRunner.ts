@@ -10,6 +10,7 @@
  * list integer-like keys first, in numeric order, so for such keys the order is
  * deterministic but not exactly JCS.)
  */
+import { ContractError } from "../contract/ContractError.js";
 import type { PredicateResult, WasmRunner } from "../contract/EngineContext.js";
 import { type WasmPredicateInput, type WasmPredicateOptions, WasmPredicateRunner } from "./wasm/WasmPredicateRunner.js";
 
@@ -26,8 +27,10 @@ export function sortKeysDeep(value: unknown): unknown {
 }
 
 export interface WasmRunnerOptions extends WasmPredicateOptions {
-  /** The metered runner to use (default: a new one, with its own worker). */
+  /** The metered runner to use (default: a new pool of `workers` threads). */
   runner?: WasmPredicateRunner;
+  /** Worker threads of a new pool (default: one per core). */
+  workers?: number;
 }
 
 /** A `WasmRunner` with its runner, so the caller can stop the worker. */
@@ -42,12 +45,42 @@ export interface ClosableWasmRunner extends WasmRunner {
  * naming the cause, never exceptions.
  */
 export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunner {
-  const { runner: given, ...limits } = opts;
-  const runner = given ?? new WasmPredicateRunner();
+  const { runner: given, workers, ...limits } = opts;
+  const runner = given ?? new WasmPredicateRunner(workers === undefined ? {} : { workers });
   const run = async (moduleBytes: Uint8Array, input: unknown): Promise<PredicateResult> => {
     const canonical = sortKeysDeep(input) as WasmPredicateInput;
     const result = await runner.evaluate(moduleBytes, canonical, limits);
     return { valid: result.valid, gas_used: result.gas_used, errors: result.errors };
   };
   return Object.assign(run, { close: () => runner.close() });
+}
+
+let local: ClosableWasmRunner | undefined;
+
+/**
+ * The process-wide runner of the command-line tools (working-copy commits and pulls,
+ * `verify`, `predicate test`), with the hub's default limits, so a commit validated
+ * locally meets the same gas as on a hub left at its defaults. Its threads start on first
+ * use and never keep the process alive.
+ */
+export function localWasmRunner(): ClosableWasmRunner {
+  local ??= createWasmRunner();
+  return local;
+}
+
+/**
+ * The hook of a hub that does not run custom predicates (`start --no-wasm`). It cannot
+ * tell whether a custom predicate holds, so it refuses to decide: a commit that needs one
+ * (to be accepted, or to be told why not) is 503 UNAVAILABLE with reason `wasm_disabled`,
+ * never accepted or rejected on a guess (a `-name(…)` guard would otherwise pass).
+ */
+export function disabledWasmRunner(): ClosableWasmRunner {
+  const refuse = async (): Promise<PredicateResult> => {
+    throw new ContractError(
+      "UNAVAILABLE",
+      "Custom WASM predicates are turned off on this hub (it was started with --no-wasm)",
+      { reason: "wasm_disabled" },
+    );
+  };
+  return Object.assign(refuse, { close: async () => {} });
 }

@@ -8,6 +8,10 @@ import { fileURLToPath } from "node:url";
 /** A running hub process. */
 export interface HubProcess {
   url: string;
+  /** The JSON-RPC address, when the hub serves it. */
+  rpcUrl?: string;
+  /** What it printed on stdout so far (until the addresses). */
+  output(): string;
   child: ChildProcess;
   /** SIGKILL: no drain, no close (a crash). Resolves when it is gone. */
   kill(): Promise<void>;
@@ -19,11 +23,18 @@ const BIN = fileURLToPath(new URL("../../bin/contract-hub.js", import.meta.url))
 
 /** Starts a hub on `databaseUrl`; resolves once it printed its REST address. */
 export function startHubProcess(databaseUrl: string): Promise<HubProcess> {
-  const child = spawn(
-    process.execPath,
-    [BIN, "start", "--port", "0", "--no-rpc", "--rate-limit", "0", "--database-url", databaseUrl],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HUB_LOG_LEVEL: "warn" } },
-  );
+  return spawnHub(["--port", "0", "--no-rpc", "--rate-limit", "0", "--database-url", databaseUrl]);
+}
+
+/**
+ * Runs `contract-hub start` with `args`; resolves once it printed its addresses (`rpcUrl`
+ * is set when it serves JSON-RPC). Only real processes: what a user starts.
+ */
+export function spawnHub(args: string[]): Promise<HubProcess> {
+  const child = spawn(process.execPath, [BIN, "start", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, HUB_LOG_LEVEL: "warn" },
+  });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -34,11 +45,15 @@ export function startHubProcess(databaseUrl: string): Promise<HubProcess> {
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8");
       const m = /REST\s+(http:\/\/\S+)/.exec(out);
-      if (m === null) return;
+      // The addresses are printed before the WASM line.
+      if (m === null || !/^WASM /m.test(out)) return;
+      const rpc = /JSON-RPC\s+(http:\/\/\S+)/.exec(out);
       child.stdout!.removeAllListeners("data");
       child.stdout!.resume();
       resolve({
         url: m[1]!,
+        ...(rpc ? { rpcUrl: rpc[1]! } : {}),
+        output: () => out,
         child,
         kill: async () => {
           child.kill("SIGKILL");

@@ -6,8 +6,10 @@
  */
 import { isContractError } from "../../contract/ContractError.js";
 import type { ContractState } from "../../contract/ContractState.js";
+import type { WasmRunner } from "../../contract/EngineContext.js";
 import { replayLog } from "../../contract/engine.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { localWasmRunner } from "../../predicates/wasmRunner.js";
 import type { Store } from "../../store/Store.js";
 
 /** The first damage found in a contract. */
@@ -41,18 +43,28 @@ export interface StoreCheck {
 export async function verifyStore(
   store: Store,
   ids: readonly string[],
-  options: { checks?: readonly StoreCheck[]; onReport?: (r: ContractReport) => void } = {},
+  options: {
+    checks?: readonly StoreCheck[];
+    onReport?: (r: ContractReport) => void;
+    /** Runs custom predicates (default: the command line's runner, with the hub's default limits). */
+    wasm?: WasmRunner;
+  } = {},
 ): Promise<ContractReport[]> {
   const reports: ContractReport[] = [];
   for (const id of ids) {
-    const report = await verifyContract(store, id, options.checks ?? []);
+    const report = await verifyContract(store, id, options.checks ?? [], options.wasm ?? localWasmRunner());
     options.onReport?.(report);
     reports.push(report);
   }
   return reports;
 }
 
-async function verifyContract(store: Store, id: string, checks: readonly StoreCheck[]): Promise<ContractReport> {
+async function verifyContract(
+  store: Store,
+  id: string,
+  checks: readonly StoreCheck[],
+  wasm: WasmRunner,
+): Promise<ContractReport> {
   const record = await store.getContract(id);
   if (record === null) {
     return {
@@ -69,7 +81,7 @@ async function verifyContract(store: Store, id: string, checks: readonly StoreCh
   const { commits } = read;
   let state: ContractState;
   try {
-    state = await replayLog(id, commits, { trusted: false });
+    state = await replayLog(id, commits, { trusted: false, wasm });
   } catch (err) {
     if (!isContractError(err)) throw err;
     const index = typeof err.details?.index === "number" ? err.details.index : null;

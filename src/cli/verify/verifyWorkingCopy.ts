@@ -5,6 +5,7 @@
  */
 import { isContractError } from "../../contract/ContractError.js";
 import { replayLog } from "../../contract/engine.js";
+import { localWasmRunner } from "../../predicates/wasmRunner.js";
 import type { WorkingCopy } from "../workingCopy/WorkingCopy.js";
 import type { ContractReport } from "./verifyStore.js";
 
@@ -13,7 +14,7 @@ export async function verifyWorkingCopy(wc: WorkingCopy): Promise<ContractReport
   const id = wc.config.contract_id;
   try {
     const commits = wc.readCommits();
-    const state = await replayLog(id, commits, { trusted: false });
+    const state = await replayLog(id, commits, { trusted: false, wasm: localWasmRunner() });
     const origin = wc.origin();
     if (origin.length > commits.length || commits[origin.length - 1]?.hash !== origin.head) {
       return {

@@ -7,10 +7,11 @@ import type { PulledCommit, WireCommit } from "../../contract/Commit.js";
 import type { ContractState } from "../../contract/ContractState.js";
 import { acceptCommit, acceptGenesis, applyDelta, replayLog } from "../../contract/engine.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { localWasmRunner } from "../../predicates/wasmRunner.js";
 
 /** The state at the end of `commits`. `trusted` takes the stored signers (the working copy's own files). */
 export function stateOf(contractId: string, commits: readonly StoredCommit[], trusted = true): Promise<ContractState> {
-  return replayLog(contractId, commits, { trusted });
+  return replayLog(contractId, commits, { trusted, wasm: localWasmRunner() });
 }
 
 /** Seconds since the epoch: the local stand-in for the hub's receipt time. */
@@ -31,6 +32,7 @@ export async function acceptNext(
   const byHash = new Map(log.map((c) => [c.hash, c.index]));
   const { stored, delta } = await acceptCommit(state, commit, {
     timestamp,
+    wasm: localWasmRunner(),
     readLog: () => log,
     commitIndex: (hash) => byHash.get(hash) ?? null,
   });
@@ -54,7 +56,10 @@ export async function acceptPulled(
   if (log.length === 0) {
     const first = pulled[0];
     if (first === undefined) throw new Error("acceptPulled: no commits");
-    const genesis = await acceptGenesis(contractId, wireOf(first), { timestamp: first.timestamp });
+    const genesis = await acceptGenesis(contractId, wireOf(first), {
+      timestamp: first.timestamp,
+      wasm: localWasmRunner(),
+    });
     state = genesis.state;
     log.push(genesis.stored);
     rest = pulled.slice(1);

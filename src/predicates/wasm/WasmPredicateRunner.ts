@@ -1,8 +1,8 @@
-import { Worker } from "node:worker_threads";
+import { availableParallelism } from "node:os";
 import { compilePredicate } from "./compilePredicate.js";
 import { MAX_STACK_SLOTS } from "./instrumentModule.js";
+import { PredicateWorker, type WorkerJob, type WorkerOutcome, type WorkerReply } from "./PredicateWorker.js";
 import { readPredicateOutput } from "./readPredicateOutput.js";
-import type { WasmModuleHandle } from "./wasmApi.js";
 
 /** Why a custom predicate failed without the module itself deciding so. */
 export type WasmFailureCause = "invalid_module" | "out_of_gas" | "trap" | "bad_output" | "timeout" | "worker_error";
@@ -47,36 +47,32 @@ export const DEFAULT_MAX_MEMORY_PAGES = 256;
 export const DEFAULT_TIMEOUT_MS = 1000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 65_536;
 
-type Reply =
-  | { id: number; status: "returned"; remaining: bigint; output: Uint8Array }
-  | { id: number; status: "trapped"; remaining: bigint; depth: number; message: string }
-  | { id: number; status: "bad_output"; remaining: bigint; message: string };
+/** How many worker threads a runner uses by default: one per core. */
+export const DEFAULT_WORKERS = Math.max(1, availableParallelism());
 
-interface Job {
-  module: WasmModuleHandle;
-  input: Uint8Array;
-  gasLimit: number;
-  timeoutMs: number;
-  maxOutputBytes: number;
+interface Job extends WorkerJob {
   resolve: (r: WasmPredicateResult) => void;
 }
 
-const WORKER_URL = new URL("./predicateWorker.js", import.meta.url);
-// Twice the call-depth budget of native stack, so the budget (not V8's limit) stops recursion.
-const STACK_MB = Math.ceil((MAX_STACK_SLOTS * 8 * 2) / 2 ** 20);
-
 /**
- * Runs metered predicates one at a time in a long-lived worker thread. A job past its
- * wall-clock timeout gets the worker terminated (which stops even a gas-free infinite
- * loop) and a fresh worker is spawned for the next job. The worker is unref'd while idle,
- * so a runner never keeps the process alive.
+ * Runs metered predicates in a pool of worker threads (default: one per core), each
+ * running one job at a time, so one hostile module holds at most one thread and never the
+ * event loop. A job past its wall-clock backstop gets its thread terminated and replaced.
  */
 export class WasmPredicateRunner {
-  private worker: Worker | undefined;
-  private online: Promise<void> | undefined;
   private readonly queue: Job[] = [];
-  private current: { job: Job; id: number; timer: NodeJS.Timeout | undefined } | undefined;
-  private nextId = 1;
+  private readonly workers: PredicateWorker[];
+
+  constructor(options: { workers?: number } = {}) {
+    const n = options.workers ?? DEFAULT_WORKERS;
+    if (!Number.isSafeInteger(n) || n < 1) throw new RangeError("workers must be a positive integer");
+    this.workers = Array.from({ length: n }, () => new PredicateWorker());
+  }
+
+  /** Number of worker threads (started lazily). */
+  get size(): number {
+    return this.workers.length;
+  }
 
   /** Evaluates a predicate module on one input; never rejects for module faults. */
   async evaluate(
@@ -111,85 +107,40 @@ export class WasmPredicateRunner {
         maxOutputBytes: opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         resolve,
       });
-      void this.pump();
+      this.pump();
     });
   }
 
-  /** Stops the worker; queued jobs still run on a fresh one if evaluate is called again. */
+  /** Stops every thread; later calls to evaluate start fresh ones. */
   async close(): Promise<void> {
-    const w = this.worker;
-    this.worker = undefined;
-    this.online = undefined;
-    if (w) await w.terminate();
+    await Promise.all(this.workers.map((w) => w.close()));
   }
 
-  private spawn(): Promise<void> {
-    const worker = new Worker(WORKER_URL, {
-      // The entry is plain JavaScript: skip the parent's loaders (tsx) for a faster start.
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: STACK_MB },
-    });
-    worker.unref();
-    this.worker = worker;
-    worker.on("message", (reply: Reply) => this.finish(reply.id, classify(reply, this.current?.job)));
-    const lost = (why: string) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.online = undefined;
-      if (this.current) this.finish(this.current.id, failure("worker_error", this.current.job.gasLimit, why));
-    };
-    worker.on("error", (e) => lost(e.message));
-    worker.on("exit", (code) => lost(`worker exited with code ${code}`));
-    return new Promise((resolve) => worker.once("online", () => resolve()));
+  private pump(): void {
+    for (const worker of this.workers) {
+      if (this.queue.length === 0) return;
+      if (worker.busy) continue;
+      const job = this.queue.shift()!;
+      void worker.run(job).then((outcome) => {
+        job.resolve(outcomeResult(outcome, job));
+        this.pump();
+      });
+    }
   }
+}
 
-  private async pump(): Promise<void> {
-    if (this.current || this.queue.length === 0) return;
-    const job = this.queue.shift()!;
-    const id = this.nextId++;
-    this.current = { job, id, timer: undefined };
-    if (!this.worker) this.online = this.spawn();
-    const worker = this.worker!;
-    await this.online;
-    if (this.current?.id !== id || this.worker !== worker) return; // lost while starting
-    // The clock starts once the worker is up, so spawning (tens of ms) never eats a job's budget.
-    this.current.timer = setTimeout(() => this.timeOut(id), job.timeoutMs);
-    worker.ref();
-    worker.postMessage({
-      id,
-      module: job.module,
-      input: job.input,
-      gasLimit: BigInt(job.gasLimit),
-      maxOutputBytes: job.maxOutputBytes,
-    });
-  }
-
-  private timeOut(id: number): void {
-    if (this.current?.id !== id) return;
-    const job = this.current.job;
-    const worker = this.worker;
-    this.worker = undefined;
-    this.online = undefined;
-    void worker?.terminate();
-    this.finish(id, failure("timeout", job.gasLimit, `wall-clock limit of ${job.timeoutMs} ms exceeded`));
-  }
-
-  private finish(id: number, result: WasmPredicateResult): void {
-    if (this.current?.id !== id) return;
-    clearTimeout(this.current.timer);
-    this.current.job.resolve(result);
-    this.current = undefined;
-    this.worker?.unref();
-    void this.pump();
-  }
+function outcomeResult(outcome: WorkerOutcome, job: Job): WasmPredicateResult {
+  if (outcome.kind === "timeout")
+    return failure("timeout", job.gasLimit, `wall-clock limit of ${job.timeoutMs} ms exceeded`);
+  if (outcome.kind === "lost") return failure("worker_error", job.gasLimit, outcome.why);
+  return classify(outcome.reply, job.gasLimit);
 }
 
 function failure(cause: WasmFailureCause, gasUsed: number, detail: string): WasmPredicateResult {
   return { valid: false, gas_used: gasUsed, errors: [`${cause}: ${detail}`], cause };
 }
 
-function classify(reply: Reply, job: Job | undefined): WasmPredicateResult {
-  const limit = job?.gasLimit ?? 0;
+function classify(reply: WorkerReply, limit: number): WasmPredicateResult {
   // Gas is charged before a block runs, so a negative remainder means the budget ran out.
   const gasUsed = reply.remaining < 0n ? limit : limit - Number(reply.remaining);
   if (reply.status === "trapped") {

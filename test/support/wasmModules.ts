@@ -1,0 +1,39 @@
+/**
+ * Custom predicate modules for the served-hub tests: a well-behaved one (holds when its
+ * first argument is "ok") and one of each hostile kind the hub must survive.
+ */
+import { readFileSync } from "node:fs";
+import { abiModuleWat, compileWat } from "../../src/predicates/wasm/compileWat.js";
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/wasm/${name}`, import.meta.url), "utf8");
+
+export interface PredicateModules {
+  /** Holds when the first argument is "ok", else `{valid: false, errors: ["arg is not ok"]}`. */
+  okarg: Uint8Array;
+  /** Spins forever: out of gas, or the wall-clock backstop when gas is plentiful. */
+  loop: Uint8Array;
+  /** Grows memory a page at a time until refused at the page cap, then traps. */
+  grow: Uint8Array;
+  /** Recurses without end: the call-depth budget traps it. */
+  recurse: Uint8Array;
+  /** Returns a length that runs past the end of memory. */
+  bad: Uint8Array;
+  /** Executes `unreachable`. */
+  trap: Uint8Array;
+}
+
+export async function predicateModules(): Promise<PredicateModules> {
+  return {
+    okarg: await compileWat(fixture("predicate.wat")),
+    loop: await compileWat(fixture("loop.wat")),
+    recurse: await compileWat(fixture("recurse.wat")),
+    grow: await compileWat(
+      abiModuleWat(`(loop $more (br_if $more (i32.ne (memory.grow (i32.const 1)) (i32.const -1)))) unreachable`),
+    ),
+    bad: await compileWat(abiModuleWat(`(i32.store (i32.const 0) (i32.const 0x7fff0000)) (i32.const 0)`)),
+    trap: await compileWat(abiModuleWat("unreachable")),
+  };
+}
+
+/** Base64, as a module is posted at `/_code/custom/<name>.wasm`. */
+export const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64");

@@ -1,0 +1,223 @@
+/**
+ * Custom WASM predicates through a real `contract-hub start` process on SQLite: on by
+ * default, deployed at genesis or by a commit, accepted and refused over REST, JSON-RPC
+ * over HTTP and JSON-RPC over WebSocket, and each hostile kind of module refused within
+ * the wall-clock backstop while /health and other contracts' commits go on.
+ *
+ * The hub runs with a gas limit so large that the looping module meets the wall-clock
+ * backstop rather than its gas: that is the case where a module really holds a thread.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { HubClient } from "../src/client/HubClient.js";
+import type { HubSocket } from "../src/client/HubSocket.js";
+import { signedSubmitBody } from "../src/client/signedCommits.js";
+import type { ContractError } from "../src/contract/ContractError.js";
+import { generateKeyPair, type RawKeyPair } from "../src/contract/keys.js";
+import type { SubmitCommitResult } from "../src/hub/HubApi.js";
+import { type HubProcess, spawnHub } from "./support/hubProcess.js";
+import { base64, type PredicateModules, predicateModules } from "./support/wasmModules.js";
+
+/** A model whose transitions use custom predicates; `extra` adds transitions from `ready`. */
+export function customModel(extra = ""): string {
+  return `model Custom {
+  initial ready
+  ready -> ready [+INSTALL +modifies(/_code) +signed_by(/users/owner.id)]
+  ready -> ready [+USE +okarg("ok")]
+  ready -> ready [+DENY +okarg("no")]
+  ${extra}
+}`;
+}
+const CUSTOM_MODEL = customModel();
+
+/** The wall-clock backstop of one evaluation (the hub's default). */
+const BACKSTOP_MS = 1000;
+
+interface Owner {
+  identity: RawKeyPair;
+  client: HubClient;
+  key: string;
+}
+
+type Call = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+
+/** The failed custom property named `property` in a no_transition rejection. */
+export function customFailure(err: ContractError, property: string): { errors?: string[]; gas_used?: number } {
+  const candidates = (err.details?.candidates ?? []) as { failed: { property: string }[] }[];
+  for (const c of candidates) {
+    const f = c.failed.find((x) => x.property === property);
+    if (f) return f as { errors?: string[]; gas_used?: number };
+  }
+  assert.fail(`no failed ${property} in ${JSON.stringify(candidates)}`);
+}
+
+async function refusal(p: Promise<unknown>, code: string): Promise<ContractError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.equal((err as ContractError).code, code, (err as Error).message);
+    return err as ContractError;
+  }
+  assert.fail(`expected ${code}, the call succeeded`);
+}
+
+let dir: string;
+let hub: HubProcess;
+let rest: HubClient;
+let owner: Owner;
+let modules: PredicateModules;
+const sockets: HubSocket[] = [];
+
+async function register(client: HubClient): Promise<Owner> {
+  const identity = generateKeyPair();
+  const access = generateKeyPair();
+  await client.register(identity.seed, access.seed);
+  return { identity, client: client.withKey(access.seed), key: identity.publicKey.toString("hex") };
+}
+
+/** Genesis state that deploys every module, and the owner key. */
+function genesisState(): Record<string, unknown> {
+  const state: Record<string, unknown> = { "/users/owner.id": owner.key };
+  for (const [name, bytes] of Object.entries(modules)) state[`/_code/custom/${name}.wasm`] = base64(bytes);
+  return state;
+}
+
+/** Submits an action commit (signed by the owner when `signed`) on the contract's head. */
+async function submit(call: Call, id: string, body: Record<string, unknown>, signed = false) {
+  const { head } = (await call("getContractState", { contract_id: id })) as { head: string };
+  const signers = signed ? [{ key: owner.identity.seed, as: "/users/owner.id" }] : [];
+  const signedBody = signedSubmitBody(id, head, body, signers) as Record<string, unknown>;
+  return (await call("submitCommit", signedBody)) as SubmitCommitResult;
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "wasm-hub-"));
+  modules = await predicateModules();
+  hub = await spawnHub([
+    ...["--port", "0", "--rpc-port", "0", "--rate-limit", "0", "--data-dir", join(dir, "data")],
+    ...["--wasm-gas-limit", "1000000000000"],
+  ]);
+  rest = new HubClient({ url: hub.url, rpcUrl: hub.rpcUrl!, retries: 0 });
+  owner = await register(rest);
+});
+
+after(async () => {
+  for (const s of sockets) s.close();
+  await hub?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The three transports, each calling as the owner by JSON-RPC method name. */
+async function transports(): Promise<{ name: string; call: Call }[]> {
+  const c = owner.client;
+  // JSON-RPC over /ws on the REST port, authenticated with the owner's access key.
+  const ws = await c.connect();
+  sockets.push(ws);
+  const viaRest: Call = (m, p) => {
+    const id = p.contract_id as string;
+    if (m === "createContract") return c.createContract(p);
+    if (m === "getContractState") return c.getState(id);
+    if (m === "submitCommit") return c.submitCommit(id, p);
+    throw new Error(`no REST mapping for ${m}`);
+  };
+  return [
+    { name: "REST", call: viaRest },
+    { name: "JSON-RPC", call: (m, p) => c.rpc(m, p) },
+    { name: "WebSocket", call: (m, p) => ws.call(m, p) },
+  ];
+}
+
+describe("custom predicates in a served hub (SQLite)", () => {
+  it("are on by default, and start says so", () => {
+    assert.match(hub.output(), /^WASM\s+custom predicates on, \d+ worker thread\(s\)/m);
+  });
+
+  it("accept and refuse over REST, JSON-RPC and WebSocket, with the module's errors and gas", async () => {
+    for (const t of await transports()) {
+      const { contract_id: id } = (await t.call("createContract", {
+        model: CUSTOM_MODEL,
+        rules: [],
+        state: genesisState(),
+      })) as { contract_id: string };
+      const used = await submit(t.call, id, { action: "USE" });
+      assert.equal(used.new_state.current_state, "ready", t.name);
+      const err = await refusal(submit(t.call, id, { action: "DENY" }), "VALIDATION_FAILED");
+      assert.equal(err.details?.reason, "no_transition", t.name);
+      const failed = customFailure(err, '+okarg("no")');
+      assert.deepEqual(failed.errors, ["arg is not ok"], t.name);
+      assert.ok((failed.gas_used ?? 0) > 0, `${t.name}: gas_used ${failed.gas_used}`);
+    }
+  });
+
+  it("deploys a module by a commit covering /_code with +modifies", async () => {
+    const { contract_id: id } = await owner.client.createContract({
+      model: CUSTOM_MODEL,
+      rules: [],
+      state: { "/users/owner.id": owner.key },
+    });
+    const call: Call = (m, p) => owner.client.rpc(m, p);
+    const before = await refusal(submit(call, id, { action: "USE" }), "VALIDATION_FAILED");
+    assert.deepEqual(customFailure(before, '+okarg("ok")').errors, ["no predicate module at /_code/custom/okarg.wasm"]);
+    await submit(
+      call,
+      id,
+      { method: "post", path: "/_code/custom/okarg.wasm", value: base64(modules.okarg), action_labels: ["INSTALL"] },
+      true,
+    );
+    const used = await submit(call, id, { action: "USE" });
+    assert.equal(used.index, 2);
+  });
+
+  const hostile: [action: string, property: string, cause: RegExp][] = [
+    ["LOOP", "+loop(1)", /^timeout: /],
+    ["GROW", "+grow(1)", /^trap: /],
+    ["RECURSE", "+recurse(1)", /^trap: call depth limit exceeded/],
+    ["BAD", "+bad(1)", /^bad_output: /],
+    ["TRAP", "+trap(1)", /^trap: /],
+  ];
+  for (const [action, property, cause] of hostile) {
+    it(`refuses ${property} within the backstop while /health and other contracts go on`, async (t) => {
+      const c = owner.client;
+      // A rejection explains every candidate transition, running its custom predicates: the
+      // hostile transition has a contract of its own, so only its module is in play.
+      const model = customModel(`ready -> ready [+${action} ${property}]`);
+      const { contract_id: victim } = await c.createContract({ model, rules: [], state: genesisState() });
+      const { contract_id: other } = await c.createContract({ model: CUSTOM_MODEL, rules: [], state: genesisState() });
+      const call: Call = (m, p) => c.rpc(m, p);
+      const started = performance.now();
+      let settled = false;
+      const hostileCommit = refusal(submit(call, victim, { action }), "VALIDATION_FAILED").finally(() => {
+        settled = true;
+      });
+      // While the module runs: /health probes, and another contract's custom predicate.
+      let slowestHealth = 0;
+      let probes = 0;
+      let otherCommits = 0;
+      while (!settled) {
+        const t0 = performance.now();
+        assert.equal((await rest.health()).status, "ok");
+        slowestHealth = Math.max(slowestHealth, performance.now() - t0);
+        probes++;
+        if (probes % 5 === 1) {
+          await submit(call, other, { action: "USE" });
+          otherCommits++;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const err = await hostileCommit;
+      const elapsed = performance.now() - started;
+      const failed = customFailure(err, property);
+      assert.match(failed.errors?.[0] ?? "", cause);
+      t.diagnostic(
+        `${property}: refused in ${elapsed.toFixed(0)} ms (${failed.errors?.[0]}), gas ${failed.gas_used}; ` +
+          `${probes} /health probes, slowest ${slowestHealth.toFixed(1)} ms; ${otherCommits} other commits`,
+      );
+      // Generous bounds on a shared machine: the backstop plus slack, and /health within 1 s.
+      assert.ok(elapsed < BACKSTOP_MS + 4000, `refused after ${elapsed.toFixed(0)} ms`);
+      assert.ok(slowestHealth <= 1000, `/health took ${slowestHealth.toFixed(0)} ms`);
+    });
+  }
+});
