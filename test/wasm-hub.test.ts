@@ -19,7 +19,7 @@ import type { ContractError } from "../src/contract/ContractError.js";
 import { generateKeyPair, type RawKeyPair } from "../src/contract/keys.js";
 import type { SubmitCommitResult } from "../src/hub/HubApi.js";
 import { type HubProcess, spawnHub } from "./support/hubProcess.js";
-import { base64, type PredicateModules, predicateModules } from "./support/wasmModules.js";
+import { base64, customFailure, type PredicateModules, predicateModules } from "./support/wasmModules.js";
 
 /** A model whose transitions use custom predicates; `extra` adds transitions from `ready`. */
 export function customModel(extra = ""): string {
@@ -43,16 +43,6 @@ interface Owner {
 }
 
 type Call = (method: string, params: Record<string, unknown>) => Promise<unknown>;
-
-/** The failed custom property named `property` in a no_transition rejection. */
-export function customFailure(err: ContractError, property: string): { errors?: string[]; gas_used?: number } {
-  const candidates = (err.details?.candidates ?? []) as { failed: { property: string }[] }[];
-  for (const c of candidates) {
-    const f = c.failed.find((x) => x.property === property);
-    if (f) return f as { errors?: string[]; gas_used?: number };
-  }
-  assert.fail(`no failed ${property} in ${JSON.stringify(candidates)}`);
-}
 
 async function refusal(p: Promise<unknown>, code: string): Promise<ContractError> {
   try {

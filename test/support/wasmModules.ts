@@ -2,7 +2,9 @@
  * Custom predicate modules for the served-hub tests: a well-behaved one (holds when its
  * first argument is "ok") and one of each hostile kind the hub must survive.
  */
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import type { ContractError } from "../../src/contract/ContractError.js";
 import { abiModuleWat, compileWat } from "../../src/predicates/wasm/compileWat.js";
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/wasm/${name}`, import.meta.url), "utf8");
@@ -37,3 +39,13 @@ export async function predicateModules(): Promise<PredicateModules> {
 
 /** Base64, as a module is posted at `/_code/custom/<name>.wasm`. */
 export const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString("base64");
+
+/** The failed custom property named `property` in a no_transition rejection. */
+export function customFailure(err: ContractError, property: string): { errors?: string[]; gas_used?: number } {
+  const candidates = (err.details?.candidates ?? []) as { failed: { property: string }[] }[];
+  for (const c of candidates) {
+    const f = c.failed.find((x) => x.property === property);
+    if (f) return f as { errors?: string[]; gas_used?: number };
+  }
+  assert.fail(`no failed ${property} in ${JSON.stringify(candidates)}`);
+}
