@@ -49,3 +49,29 @@ test("a pool of two threads finishes quick predicates while a looping one holds 
 test("a pool needs at least one thread", () => {
   assert.throws(() => new WasmPredicateRunner({ workers: 0 }), RangeError);
 });
+
+test("a start function runs first, metered on the same budget, in every evaluation", async () => {
+  const runner = new WasmPredicateRunner({ workers: 1 });
+  try {
+    // $init points the result at the "true" document; without it evaluate returns the "false" one.
+    const module = (init: string) =>
+      compileWat(`(module
+        (memory (export "memory") 1)
+        (global $out (mut i32) (i32.const 640))
+        (data (i32.const 512) "\\0e\\00\\00\\00{\\"valid\\":true}")
+        (data (i32.const 640) "\\0f\\00\\00\\00{\\"valid\\":false}")
+        (func $init ${init})
+        (start $init)
+        (func (export "alloc") (param i32) (result i32) (i32.const 1024))
+        (func (export "evaluate") (param i32 i32) (result i32) (global.get $out)))`);
+    const set = await module("(global.set $out (i32.const 512))");
+    const first = await runner.evaluate(set, input("x"));
+    assert.equal(first.valid, true);
+    assert.deepEqual(await runner.evaluate(set, input("x")), first);
+    const spin = await runner.evaluate(await module("(loop $l (br $l))"), input("x"), { gasLimit: 10_000 });
+    assert.equal(spin.cause, "out_of_gas");
+    assert.equal(spin.gas_used, 10_000);
+  } finally {
+    await runner.close();
+  }
+});

@@ -85,8 +85,7 @@ test("threads, exceptions, tail calls, reference types, memory64 and GC are refu
   );
 });
 
-test("start functions, reserved export names and oversized memories are refused", async () => {
-  await rejects(abiModule("(i32.const 0)", "(func $s) (start $s)"), "start function");
+test("reserved export names and oversized memories are refused", async () => {
   await rejects(abiModule("(i32.const 0)", `(global (export "${GAS_EXPORT}") i32 (i32.const 0))`), "reserved export");
   const mem = (limits: string) => `(module (memory (export "memory") ${limits})
       (func (export "alloc") (param i32) (result i32) (i32.const 0))

@@ -10,6 +10,8 @@ import { wasm } from "./wasmApi.js";
 export const GAS_EXPORT = `${RESERVED_EXPORT_PREFIX}gas`;
 /** Exported mutable i32 global holding the current call depth in stack slots. */
 export const DEPTH_EXPORT = `${RESERVED_EXPORT_PREFIX}depth`;
+/** Export name of the module's former start function, which the host calls metered before alloc. */
+export const START_EXPORT = `${RESERVED_EXPORT_PREFIX}start`;
 /**
  * Call-stack budget in 8-byte slots. Each call adds its callee's frame weight (params,
  * locals, an operand-stack bound and a fixed header); past this budget the call traps, so
@@ -49,8 +51,10 @@ export function instrumentModule(bytes: Uint8Array, maxMemoryPages: number): Uin
         globalsWritten = true;
         break;
       case 7:
-        writeSection(out, 7, exportSection(payload, gas, depth));
+        writeSection(out, 7, exportSection(payload, gas, depth, m.start));
         break;
+      case 8:
+        break; // the start function is exported instead (START_EXPORT)
       case 10:
         writeSection(out, 10, codeSection(m, gas, depth));
         break;
@@ -102,12 +106,13 @@ function globalSection(m: ParsedModule, payload: Uint8Array | undefined): Uint8A
   return w.toBytes();
 }
 
-function exportSection(payload: Uint8Array, gas: number, depth: number): Uint8Array {
+function exportSection(payload: Uint8Array, gas: number, depth: number, start: number | undefined): Uint8Array {
   const r = new ByteReader(payload);
   const count = r.u32();
-  const w = new ByteWriter().u32(count + 2).bytes(payload.subarray(r.pos));
+  const w = new ByteWriter().u32(count + (start === undefined ? 2 : 3)).bytes(payload.subarray(r.pos));
   w.name(GAS_EXPORT).u8(3).u32(gas);
   w.name(DEPTH_EXPORT).u8(3).u32(depth);
+  if (start !== undefined) w.name(START_EXPORT).u8(0).u32(start);
   return w.toBytes();
 }
 

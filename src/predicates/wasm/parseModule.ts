@@ -35,6 +35,8 @@ export interface ParsedModule {
   globalCount: number;
   memory: { min: number; max: number | undefined };
   bodies: FunctionBody[];
+  /** The start function's index: the instrumenter exports it so the host runs it metered. */
+  start: number | undefined;
 }
 
 /** Section ids in the order the binary format requires (custom sections, id 0, may go anywhere). */
@@ -46,7 +48,7 @@ const EVALUATE_TYPE: FuncType = { params: [ValType.i32, ValType.i32], results: [
 
 /**
  * Reads a module's sections and enforces the predicate policy: only `env.abort` imported,
- * no start function, one memory of at most `maxMemoryPages` pages, the ABI exports, and
+ * one memory of at most `maxMemoryPages` pages, the ABI exports, and
  * no instruction or type outside MVP integer code + sign extension + bulk memory +
  * multi-value. Throws `InvalidModuleError` naming the first violation.
  */
@@ -68,6 +70,7 @@ export function parseModule(bytes: Uint8Array, maxMemoryPages: number): ParsedMo
     globalCount: 0,
     memory: { min: 0, max: undefined },
     bodies: [],
+    start: undefined,
   };
   let hasMemory = false;
   let lastRank = -1;
@@ -109,10 +112,11 @@ export function parseModule(bytes: Uint8Array, maxMemoryPages: number): ParsedMo
         readExports(s, exports);
         break;
       case 8:
-        throw new InvalidModuleError(
-          "start function",
-          "a start function would run before the host sets the gas budget",
-        );
+        // Run during instantiation it would escape the gas budget; the instrumenter turns it
+        // into an export the host calls, metered, before alloc (compilers such as
+        // AssemblyScript initialise their heap there).
+        m.start = s.u32();
+        break;
       case 10:
         readCode(s, m);
         break;

@@ -6,6 +6,7 @@ import { parentPort } from "node:worker_threads";
 
 const GAS_EXPORT = "__contract_hub_gas";
 const DEPTH_EXPORT = "__contract_hub_depth";
+const START_EXPORT = "__contract_hub_start";
 
 /**
  * @typedef {{ id: number, module: WebAssembly.Module, input: Uint8Array, gasLimit: bigint, maxOutputBytes: number }} Job
@@ -53,6 +54,9 @@ async function run(job) {
     gas = ex[GAS_EXPORT];
     depth = ex[DEPTH_EXPORT];
     gas.value = job.gasLimit;
+    depth.value = 0;
+    // The module's start function (exported by the instrumenter) runs first, on the same budget.
+    if (typeof ex[START_EXPORT] === "function") ex[START_EXPORT]();
     const len = job.input.length;
     const ptr = ex.alloc(len) >>> 0;
     /** @type {WebAssembly.Memory} */
