@@ -102,7 +102,8 @@ export function explainError(name: string, e: ContractError): string {
       lines.push(`    ${c.from} -> ${c.to} [${c.label}]`);
       for (const f of c.failed ?? []) {
         const why = f.errors && f.errors.length > 0 ? `: ${f.errors.join("; ")}` : "";
-        lines.push(`      ${KIND_TEXT[f.kind] ?? f.kind} ${f.property}${why}`);
+        const gas = f.gas_used === undefined ? "" : ` (gas ${f.gas_used})`;
+        lines.push(`      ${KIND_TEXT[f.kind] ?? f.kind} ${f.property}${why}${gas}`);
       }
     }
   }
@@ -115,7 +116,7 @@ interface Candidate {
   from: string;
   to: string;
   label: string;
-  failed?: { property: string; kind: string; errors?: string[] }[];
+  failed?: { property: string; kind: string; errors?: string[]; gas_used?: number }[];
 }
 
 const KIND_TEXT: Record<string, string> = {

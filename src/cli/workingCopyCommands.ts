@@ -28,6 +28,7 @@ function commitOptions(cmd: Command): Command {
 
 /** Registers keygen, keys, register, init, clone, commit, send, recv, create, status, log, diff, push, pull, reset, verify, grant. */
 export function registerWorkingCopyCommands(program: Command, io: Io, setExit: SetExit): void {
+  registerPredicateCommands(program, io, setExit);
   program
     .command("keygen")
     .description("Create an ed25519 key in the key directory")
@@ -130,4 +131,27 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .option("--role <role>", "reader | writer | none")
       .option("--contract <id>", "contract id (default: the working copy's)"),
   ).action(async (who, opts) => setExit(await (await import("./grantCommand.js")).grantCommand(who, opts, io)));
+}
+
+/** Registers `predicate test` and `predicate deploy` (custom WASM predicates). */
+function registerPredicateCommands(program: Command, io: Io, setExit: SetExit): void {
+  const predicate = program.command("predicate").description("Write, test and deploy custom WASM predicates");
+  predicate
+    .command("test <file>")
+    .description("Run a predicate module locally with the hub's runner; prints {valid, gas_used, errors}")
+    .option("--args <json>", "the predicate's arguments, a JSON array (default [])")
+    .option("--state <file>", "JSON object of state paths to values (default {})")
+    .option("--commit <file>", "JSON object: the commit's hash, parent, data, labels, signers, timestamp")
+    .option("--contract <id>", "contract id in the input (default c_test)")
+    .option("--gas-limit <n>", "gas budget (default 10000000, the hub's default)")
+    .action(async (file, opts) =>
+      setExit(await (await import("./predicateCommand.js")).predicateTestCommand(file, opts, io)),
+    );
+  commitOptions(
+    predicate
+      .command("deploy <name> <file>")
+      .description("Commit a module at /_code/custom/<name>.wasm in this working copy (then push)"),
+  ).action(async (name, file, opts) =>
+    setExit(await (await import("./predicateCommand.js")).predicateDeployCommand(name, file, opts, io)),
+  );
 }
