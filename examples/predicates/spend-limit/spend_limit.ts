@@ -50,7 +50,7 @@ function parseAmount(s: string): i64 {
 
 /** Writes the result document and returns its address. */
 function answer(valid: bool, error: string): i32 {
-  const json = valid ? `{"valid":true}` : `{"valid":false,"errors":["${escape(error)}"]}`;
+  const json = valid ? `{"valid":true}` : `{"valid":false,"errors":["${escapeJson(error)}"]}`;
   const bytes = String.UTF8.encode(json);
   const n = bytes.byteLength;
   const out = heap.alloc(4 + <usize>n);
@@ -59,7 +59,7 @@ function answer(valid: bool, error: string): i32 {
   return <i32>out;
 }
 
-function escape(s: string): string {
+function escapeJson(s: string): string {
   return s.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
 }
 
