@@ -68,20 +68,23 @@ export const depositFamily: Family = {
   hints: ["deposit", "security_deposit", "rental_deposit", "damage_deposit"],
   keywords: [
     [/\b(security|damage|rental|rent|tenancy|lease)\s+deposit\b/, 5],
-    [/^(?=.*\bdeposit\b)(?=.*\b(tenant|landlord|lease|rent\w*|flat|apartment|move[sd]?[- ]?out|damage\w*)\b)/s, 3],
-    [/\b(tenant|landlord|lease|lessee|lessor)\b/, 2],
+    [
+      /^(?=.*\bdeposit\b)(?=.*\b(tenant|landlord|landlady|lodger|lease|rent\w*|flat|apartment|move[sd]?[- ]?out|damage\w*)\b)/s,
+      3,
+    ],
+    [/\b(tenant|landlord|landlady|lodger|lease|lessee|lessor|flatmate|roommate)\b/, 2],
     [/\bdeposit\b/, 2],
     [/\b(damage\w*|returned intact|moves? out|move-out|end of the lease)\b/, 2],
   ],
   roles: [
     {
       role: "tenant",
-      words: ["tenant", "renter", "lessee", "guest", "hirer"],
+      words: ["tenant", "renter", "lessee", "lodger", "guest", "hirer", "flatmate", "roommate"],
       relations: ["renter", "payer", "buyer", "borrower", "first"],
     },
     {
       role: "landlord",
-      words: ["landlord", "lessor", "owner", "host"],
+      words: ["landlord", "landlady", "lessor", "owner", "host"],
       relations: ["owner", "payee", "seller", "lender", "second"],
     },
     {

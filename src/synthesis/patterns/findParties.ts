@@ -5,6 +5,8 @@ import { properNames } from "./properNames.js";
 const N = "([A-Z][a-z]+)";
 /** Gap between the two parties of a relation: a few words, never a sentence end. */
 const GAP = "[^.;:!?]*?";
+/** The second party after a preposition, possibly introduced by a possessive and a noun ("from his sister Vera"). */
+const M = `(?:(?:his|her|their|my|our|the) )?(?:[a-z]+ )?${N}`;
 
 /**
  * Directional phrases, each naming generic relation roles ("A lends B": lender, borrower).
@@ -12,31 +14,39 @@ const GAP = "[^.;:!?]*?";
  */
 const RELATIONS: Array<[RegExp, string, string?]> = [
   [
-    new RegExp(`\\b${N} (?:buys|purchases|orders|is buying|wants to buy|will buy|is purchasing)\\b${GAP}\\bfrom ${N}`),
+    new RegExp(`\\b${N} (?:buys|purchases|orders|is buying|wants to buy|will buy|is purchasing)\\b${GAP}\\bfrom ${M}`),
     "buyer",
     "seller",
   ],
-  [new RegExp(`\\b${N} (?:sells|is selling|wants to sell|will sell|ships)\\b${GAP}\\bto ${N}`), "seller", "buyer"],
+  [new RegExp(`\\b${N} (?:sells|is selling|wants to sell|will sell|ships)\\b${GAP}\\bto ${M}`), "seller", "buyer"],
   [new RegExp(`\\b${N} (?:lends|loans|is lending|will lend)\\s+${N}`), "lender", "borrower"],
-  [new RegExp(`\\b${N} (?:borrows|is borrowing|will borrow)\\b${GAP}\\bfrom ${N}`), "borrower", "lender"],
+  [new RegExp(`\\b${N} (?:borrows|is borrowing|will borrow)\\b${GAP}\\bfrom ${M}`), "borrower", "lender"],
   [new RegExp(`\\b${N} owes ${N}`), "borrower", "lender"],
-  [new RegExp(`\\b${N} (?:rents|leases) out\\b${GAP}\\bto ${N}`), "owner", "renter"],
-  [new RegExp(`\\b${N} (?:rents|leases)\\b${GAP}\\bfrom ${N}`), "renter", "owner"],
-  [new RegExp(`\\b${N} (?:rents|leases)\\b${GAP}\\bto ${N}`), "owner", "renter"],
-  [new RegExp(`\\b${N} (?:licenses|licences|grants)\\b${GAP}\\bto ${N}`), "licensor", "licensee"],
+  [new RegExp(`\\b${N} (?:rents|leases) out\\b${GAP}\\bto ${M}`), "owner", "renter"],
+  [new RegExp(`\\b${N} (?:rents|leases)\\b${GAP}\\bfrom ${M}`), "renter", "owner"],
+  [new RegExp(`\\b${N} (?:rents|leases)\\b${GAP}\\bto ${M}`), "owner", "renter"],
+  [new RegExp(`\\b${N} (?:licenses|licences|grants)\\b${GAP}\\bto ${M}`), "licensor", "licensee"],
   [
     new RegExp(`\\b${N} (?:hires|hired|engages|commissions|retains|keeps)\\s+(?:the \\w+ |an? \\w+ )?${N}`),
     "client",
     "worker",
   ],
-  [new RegExp(`\\b${N} commissions\\b${GAP}\\bfrom ${N}`), "client", "worker"],
+  [new RegExp(`\\b${N} commissions\\b${GAP}\\bfrom ${M}`), "client", "worker"],
   [
     new RegExp(
-      `\\b${N}(?:'s \\w+)? (?:provides|delivers|builds|designs|develops|cleans|repairs|offers|performs|does|writes|paints|works|supplies)\\b${GAP}\\b(?:for|to) ${N}`,
+      `\\b${N}(?:'s \\w+)? (?:agrees to |will |must |promises to |has to |is to )?(?:provides?|delivers?|builds?|designs?|develops?|cleans?|repairs?|fix(?:es)?|renovates?|offers?|performs?|does|do|writes?|paints?|works?|supplies|supply)\\b${GAP}\\b(?:for|to) ${M}`,
     ),
     "worker",
     "client",
   ],
+  [
+    new RegExp(
+      `\\b${N} (?:agrees to |will |must |promises to |has to |is to )?(?:builds?|designs?|cleans?|repairs?|fix(?:es)?|renovates?|paints?) ${N}'s\\b`,
+    ),
+    "worker",
+    "client",
+  ],
+  [new RegExp(`\\b${N} (?:wants|orders|needs|gets|receives|takes)\\b${GAP}\\bfrom ${M}`), "buyer", "seller"],
   [new RegExp(`\\b${N} (?:subscribes|signs up|is subscribing)\\b${GAP}\\b(?:to|with|at) ${N}`), "payer", "payee"],
   [new RegExp(`\\b${N} pays (?:back )?(?:[a-z]+ )?${N}\\b`), "payer", "payee"],
   [new RegExp(`\\b${N} (?:pays|sends|hands|gives|transfers)\\b${GAP}\\bto ${N}`), "payer", "payee"],

@@ -178,6 +178,7 @@ export const supplyChainFamily: Family = {
     [/\b(manufacturer|shipper|carrier|courier|warehouse|distributor|retailer|roaster|farmer|pharmacy)\b/, 2],
     [/\bhanded (?:from|over|on|to)\b|\bfrom \w+ (?:\w+ )?to \w+ (?:\w+ )?(?:and )?(?:then )?to\b/, 3],
     [/\bthen to\b|\bthrough\b/, 1],
+    [/\b(?:moves?|goes|travels?|passes) from\b[^.]*\bto\b[^.]*\bto\b/, 3],
   ],
   roles: [],
   cast(text, people) {
@@ -218,7 +219,10 @@ export const inheritanceFamily: Family = {
       /\b(dead[- ]man'?s?(?: switch)?|inherit\w*|heirs?|estate|will and testament|passes away|dies|death|beneficiar\w*)\b/,
       5,
     ],
-    [/\b(check(?:s)?[- ]in|pinging|inactiv\w*|stops? (?:pinging|responding|checking))\b/, 3],
+    [
+      /\b(check(?:s)?[- ]in|pinging|inactiv\w*|stops? (?:pinging|responding|checking)|log(?:s)? in|logs? on|signs? in|heartbeat|proof of life)\b/,
+      3,
+    ],
     [/\b(executor|trustee|passes to|go(?:es)? to (?:his|her|their|my))\b/, 2],
   ],
   roles: [

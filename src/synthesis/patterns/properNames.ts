@@ -18,7 +18,7 @@ const AFTER_NAME = new Set(
     "and or is was will would can could must should may might has had wants needs buys sells pays lends borrows hires " +
     "provides delivers builds designs develops rents leases licenses licences posts hands gives sends ships trades " +
     "swaps exchanges subscribes commissions cleans owes agrees offers runs keeps leaves bets wagers approves accepts " +
-    "signs owns manages makes takes gets is's arbitrates mediates decides settles repays invests donates transfers " +
+    "signs owns manages makes takes gets is's launches starts creates organizes organises raises wins loses holds shares does arbitrates mediates decides settles repays invests donates transfers " +
     "orders purchases writes paints works sponsors funds pledges grants stops checks acts serves promises"
   ).split(" "),
 );

@@ -38,6 +38,10 @@ export const milestoneFamily: Family = {
     [/\bmilestones?\b/, 5],
     [/\b(phases?|stages?|tranches?|deliverables)\b/, 3],
     [/\b(installments?|instalments?)\b/, 2],
+    [
+      /\b(\d+|two|three|four|five|six|seven|eight|nine|ten) (?:\w+ )?(milestones?|phases?|stages?|installments?|instalments?|tranches?|deliverables|payments)\b/,
+      3,
+    ],
     [/\b(each|every)\b.*\b(deliver\w*|part|phase|stage)\b/, 1],
   ],
   roles: [
