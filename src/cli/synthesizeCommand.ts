@@ -49,7 +49,10 @@ export function registerSynthesizeCommand(program: Command, io: Io, setExit: (co
   program
     .command("synthesize <description>")
     .description("Synthesize a model, rules and protections from a description (language model, else patterns)")
-    .option("--hint <pattern>", "steer toward a pattern: escrow, milestone, swap, multisig, subscription, service")
+    .option(
+      "--hint <pattern>",
+      "steer toward a pattern: escrow, deposit, milestone, swap, multisig, committee, subscription, service, loan, wager, crowdfunding, supply_chain, inheritance, licence, bounty",
+    )
     .option("--json", "print JSON")
     .action(async (description: string, opts: { hint?: string; json?: boolean }) =>
       setExit(await synthesizeCommand(description, opts, io)),
