@@ -1,5 +1,6 @@
 import { ContractError } from "./ContractError.js";
 import type { ErrorCode } from "./errorCodes.js";
+import { assertStrongKey } from "./weakPublicKey.js";
 
 /** Prefix of an identity written as text (PROTOCOL.md §2). */
 export const IDENTITY_PREFIX = "ed25519:";
@@ -74,10 +75,12 @@ export function decodeSignature(value: unknown, field = "signature", code?: Erro
 }
 
 /**
- * Parses an identity written `ed25519:<hex>` or plain `<hex>` (PROTOCOL.md §2) into its
- * 32-byte public key.
+ * Parses an identity written `ed25519:<hex>` or plain `<hex>` into its 32-byte public key.
+ * Every key that enters as text passes here, so a weak key (small order, off the curve, not
+ * canonical) is refused here: with `weakCode` (VALIDATION_FAILED for keys inside commits),
+ * else `code`, else INVALID_REQUEST.
  */
-export function parseIdentity(value: unknown, field = "identity", code?: ErrorCode): Buffer {
+export function parseIdentity(value: unknown, field = "identity", code?: ErrorCode, weakCode?: ErrorCode): Buffer {
   if (typeof value !== "string") {
     throw new ContractError(
       code ?? "INVALID_REQUEST",
@@ -96,7 +99,9 @@ export function parseIdentity(value: unknown, field = "identity", code?: ErrorCo
       { reason: "identity_key_type", field },
     );
   }
-  return decodeHex(hex, { bytes: 32, field, ...(code ? { code } : {}) });
+  const key = decodeHex(hex, { bytes: 32, field, ...(code ? { code } : {}) });
+  assertStrongKey(key, field, weakCode ?? code);
+  return key;
 }
 
 /** Writes a 32-byte public key as `ed25519:<lower-case hex>`. */
@@ -113,9 +118,9 @@ export function formatIdentity(key: Uint8Array): string {
   return IDENTITY_PREFIX + encodeHex(key);
 }
 
-/** Normalizes either identity spelling to `ed25519:<hex>`. */
-export function normalizeIdentity(value: unknown, field = "identity", code?: ErrorCode): string {
-  return formatIdentity(parseIdentity(value, field, code));
+/** Normalizes either identity spelling to `ed25519:<hex>` (refusing weak keys as parseIdentity does). */
+export function normalizeIdentity(value: unknown, field = "identity", code?: ErrorCode, weakCode?: ErrorCode): string {
+  return formatIdentity(parseIdentity(value, field, code, weakCode));
 }
 
 /** A short type description for error messages. */

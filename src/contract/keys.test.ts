@@ -82,12 +82,18 @@ test("wrong lengths are caller errors, not false", async () => {
   await assertContractErrorAsync(() => verifyAsync(publicKey, Buffer.from("m"), sig.subarray(1)), "INVALID_REQUEST");
 });
 
-test("weak or invalid public keys never verify a signature", () => {
+test("weak or invalid public keys never verify a signature: VALIDATION_FAILED weak_key", async () => {
   const { seed } = generateKeyPair();
   const msg = Buffer.from("m");
   const sig = sign(seed, msg);
-  for (const k of ["00".repeat(32), `01${"00".repeat(31)}`, "ff".repeat(32)])
-    assert.equal(verify(hex(k), msg, sig), false);
+  // The identity point with the "universal" signature R = identity, S = 0 verifies in OpenSSL.
+  const universal = hex(`01${"00".repeat(63)}`);
+  for (const k of ["00".repeat(32), `01${"00".repeat(31)}`, "ff".repeat(32)]) {
+    assertContractError(() => verify(hex(k), msg, sig), "VALIDATION_FAILED", "weak_key");
+    assertContractError(() => verify(hex(k), msg, universal), "VALIDATION_FAILED", "weak_key");
+    assertContractError(() => verify(`ed25519:${k}`, msg, universal), "VALIDATION_FAILED", "weak_key");
+    await assertContractErrorAsync(() => verifyAsync(hex(k), msg, universal), "VALIDATION_FAILED", "weak_key");
+  }
 });
 
 test("the key cache is a bounded LRU", () => {

@@ -8,6 +8,7 @@ import {
 } from "node:crypto";
 import { ContractError } from "./ContractError.js";
 import { IDENTITY_PREFIX, parseIdentity } from "./hex.js";
+import { assertStrongKey } from "./weakPublicKey.js";
 
 /** DER SPKI header of an ed25519 public key; the raw 32 bytes follow it. */
 export const ED25519_SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
@@ -68,7 +69,8 @@ export class PublicKeyCache {
 
   /**
    * The KeyObject for a public key given as 32 raw bytes or as text (strict hex, either
-   * identity spelling), imported once while it stays in the cache.
+   * identity spelling), imported once while it stays in the cache. A weak key throws
+   * VALIDATION_FAILED `weak_key`.
    */
   get(raw: Uint8Array | string): KeyObject {
     let id: string;
@@ -84,7 +86,9 @@ export class PublicKeyCache {
       this.#map.set(id, hit);
       return hit;
     }
-    const bytes = typeof raw === "string" ? parseIdentity(raw, "public key") : raw;
+    // Verification refuses weak keys too: a key never enters the cache without the check.
+    const bytes = typeof raw === "string" ? parseIdentity(raw, "public key", undefined, "VALIDATION_FAILED") : raw;
+    if (typeof raw !== "string") assertStrongKey(bytes, "public key", "VALIDATION_FAILED");
     const key = createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, bytes]), format: "der", type: "spki" });
     this.#map.set(id, key);
     if (this.#map.size > this.capacity) this.#map.delete(this.#map.keys().next().value!);
@@ -112,7 +116,7 @@ export function sign(key: SigningKey, message: Uint8Array): Buffer {
 /**
  * Verifies an ed25519 signature. A well-formed but wrong signature is `false`; a public key
  * or signature of the wrong length is a caller error (INVALID_REQUEST), since the hex
- * decoders should have refused it already.
+ * decoders should have refused it already; a weak public key is VALIDATION_FAILED `weak_key`.
  */
 export function verify(publicKey: VerifyingKey, message: Uint8Array, signature: Uint8Array): boolean {
   const key = publicKey instanceof KeyObject ? publicKey : publicKeyCache.get(publicKey);

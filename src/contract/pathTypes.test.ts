@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { assertContractError } from "./assertContractError.js";
 import type { Operation } from "./Commit.js";
+import { generateKeyPair } from "./keys.js";
 import { withLimits } from "./limits.js";
 import {
   checkOperationPaths,
@@ -11,7 +12,7 @@ import {
   pathExtension,
 } from "./pathTypes.js";
 
-const ID = "ab".repeat(32);
+const ID = generateKeyPair().publicKey.toString("hex");
 const EMPTY_WASM = Buffer.from("0061736d01000000", "hex").toString("base64");
 const MODEL = "model m { a -> b [+GO] b -> b }";
 const RULE = "export default rule { formula { <+GO> true } }";
@@ -40,6 +41,13 @@ test("path syntax", () => {
     "/a\n.text",
   ]) {
     assert.equal(assertContractError(() => checkPathSyntax(bad), "VALIDATION_FAILED", "path_syntax").path, bad);
+  }
+});
+
+test("a weak key at an .id path is VALIDATION_FAILED weak_key naming the path", () => {
+  for (const weak of ["00".repeat(32), `01${"00".repeat(31)}`, "ab".repeat(32)]) {
+    const details = assertContractError(() => checkValueForPath("/u/a.id", weak), "VALIDATION_FAILED", "weak_key");
+    assert.equal(details.path, "/u/a.id");
   }
 });
 

@@ -4,6 +4,7 @@ import { ContractError } from "./ContractError.js";
 import { isLowerHex, typeName } from "./hex.js";
 import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { assertStrongKey } from "./weakPublicKey.js";
 
 /** State path extensions of spec 2.5, in the order the reference lists them. */
 export const KNOWN_EXTENSIONS = [
@@ -71,6 +72,16 @@ export function checkTypedPath(path: string): Extension {
   return ext;
 }
 
+/** A weak key at an `.id` path would let anyone sign as that seat: VALIDATION_FAILED `weak_key` naming the path. */
+function checkIdKey(path: string, hex: string): void {
+  try {
+    assertStrongKey(Buffer.from(hex, "hex"), `value for "${path}"`, "VALIDATION_FAILED");
+  } catch (err) {
+    if (err instanceof ContractError) throw new ContractError(err.code, err.message, { ...err.details, path });
+    throw err;
+  }
+}
+
 /**
  * Throws unless `value` matches the type of `path`'s extension (LANGUAGE.md §7). `.modality`
  * text must parse as a model or a rule; `.wasm` must be base64 of a module WebAssembly accepts.
@@ -84,6 +95,7 @@ export function checkValueForPath(path: string, value: unknown, limits: Limits =
   switch (ext) {
     case ".id":
       if (!isLowerHex(value, 32)) wrong("64 lower-case hex characters (an ed25519 public key)");
+      checkIdKey(path, value as string);
       return;
     case ".text":
     case ".md":

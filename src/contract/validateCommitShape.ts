@@ -219,7 +219,7 @@ function checkGenesisValue(value: unknown, at: string, index: number): void {
   if (!Array.isArray(value.rules) || value.rules.some((r) => typeof r !== "string")) {
     genesisInvalid(at, index, "rules must be an array of strings");
   }
-  parseIdentity(value.owner, "genesis owner");
+  parseIdentity(value.owner, "genesis owner", undefined, "VALIDATION_FAILED");
 }
 
 function genesisInvalid(at: string, index: number, why: string): never {
@@ -359,7 +359,7 @@ function signerKey(key: string): string {
       invalid(`Cannot accept commit: signer path "${key}" must be an .id path`, "signer_key", { signer: key });
     return key;
   }
-  return normalizeIdentity(key, `signer "${key.slice(0, 80)}"`);
+  return normalizeIdentity(key, `signer "${key.slice(0, 80)}"`, undefined, "VALIDATION_FAILED");
 }
 
 function normalizeAttestation(raw: unknown, i: number): Attestation {
@@ -373,7 +373,7 @@ function normalizeAttestation(raw: unknown, i: number): Attestation {
   if (raw.value === undefined) invalid(`Cannot accept ${at}: value is missing`, "attestation_shape");
   decodeSignature(raw.signature, `${at}.signature`);
   return {
-    oracle: normalizeIdentity(raw.oracle, `${at}.oracle`),
+    oracle: normalizeIdentity(raw.oracle, `${at}.oracle`, undefined, "VALIDATION_FAILED"),
     claim: raw.claim,
     value: raw.value,
     signature: raw.signature as string,

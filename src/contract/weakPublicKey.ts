@@ -1,9 +1,11 @@
 /**
- * Detects ed25519 public keys that must not be registered (node-ecosystem.md §1.5, consensus
- * caution): non-canonical encodings (y ≥ p), encodings of no curve point, and points of small
- * order (8·P = identity), for which signatures can verify without the private key's
- * knowledge or differ between implementations (RFC 8032 vs ZIP 215).
+ * Detects ed25519 public keys the hub refuses wherever a key enters (docs/security.md, weak
+ * keys): non-canonical encodings (y ≥ p, or x = 0 with the sign bit set), encodings of no
+ * curve point, and points of small order (8·P = identity), for which signatures can verify
+ * without knowledge of any private key or differ between implementations (RFC 8032 vs ZIP 215).
  */
+import { ContractError } from "./ContractError.js";
+import type { ErrorCode } from "./errorCodes.js";
 
 const P = 2n ** 255n - 19n;
 const D = (-121665n * inverse(121666n)) % P;
@@ -72,4 +74,30 @@ export function isWeakPublicKey(key: Uint8Array): boolean {
   for (let i = 0; i < 3; i++) q = double(q);
   // 8·P is the identity (0, 1) exactly when X = 0 and Y = Z.
   return q[0] === 0n && q[1] === q[2];
+}
+
+/**
+ * Keys already found strong (hex). The check costs a few hundred microseconds of BigInt
+ * arithmetic, and the same few keys enter again and again (signers, `.id` values, the key
+ * cache); weak keys are never remembered, so a refused key costs its sender every time.
+ */
+const strongKeys = new Set<string>();
+const STRONG_KEYS_CAPACITY = 8192;
+
+/**
+ * Throws `code` (INVALID_REQUEST unless told) with `details.reason: "weak_key"` naming `field`
+ * when `key` is weak: the one check every entry point of a key calls.
+ */
+export function assertStrongKey(key: Uint8Array, field: string, code: ErrorCode = "INVALID_REQUEST"): void {
+  const hex = Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("hex");
+  if (strongKeys.has(hex)) return;
+  if (isWeakPublicKey(key)) {
+    throw new ContractError(
+      code,
+      `Cannot accept ${field}: the public key is weak (of small order, not a curve point, or not canonically encoded)`,
+      { reason: "weak_key", field },
+    );
+  }
+  if (strongKeys.size >= STRONG_KEYS_CAPACITY) strongKeys.clear();
+  strongKeys.add(hex);
 }

@@ -1,7 +1,6 @@
 import { isContractError } from "../contract/ContractError.js";
 import { parseIdentity } from "../contract/hex.js";
 import { parseIsoDate, parseIsoDateTime } from "../contract/isoDate.js";
-import { isWeakPublicKey } from "../contract/weakPublicKey.js";
 import { paramError } from "./paramError.js";
 import type { ParamValues, TemplateDefinition, TemplateParam } from "./Template.js";
 
@@ -12,7 +11,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** A key as plain lower-case hex; accepts `ed25519:<hex>` or hex, refuses weak keys. */
+/** A key as plain lower-case hex; accepts `ed25519:<hex>` or hex; parseIdentity refuses weak keys. */
 function pubkey(param: string, raw: unknown): string {
   let key: Buffer;
   try {
@@ -21,9 +20,6 @@ function pubkey(param: string, raw: unknown): string {
     if (isContractError(err)) throw paramError(param, "param_invalid", `${err.message}`);
     throw err;
   }
-  // A small-order or off-curve key lets signatures verify without a private key: never a party.
-  if (isWeakPublicKey(key))
-    throw paramError(param, "param_invalid", "the public key is weak (small order or off-curve)");
   return key.toString("hex");
 }
 
