@@ -1,5 +1,6 @@
 import { ContractError } from "./ContractError.js";
 import { DEFAULT_LIMITS } from "./limits.js";
+import { duplicateKeyError, scanJsonText } from "./scanJsonText.js";
 
 /** Options of `canonicalize`. */
 export interface CanonicalOptions {
@@ -139,8 +140,10 @@ export interface ParseLimits {
 
 /**
  * JSON.parse with the hub's hardening: nesting beyond the limit is refused before parsing
- * (so deep input cannot exhaust the stack), integers beyond ±(2^53−1) (which JSON.parse
- * would silently round), lone surrogates and `__proto__` keys are refused after it.
+ * (so deep input cannot exhaust the stack), a duplicate member name at any depth (which
+ * JSON.parse would silently resolve, last wins) is `duplicate_key`, and integers beyond
+ * ±(2^53−1) (which JSON.parse would silently round), lone surrogates and `__proto__` keys
+ * are refused after it.
  * `__proto__` is refused outright rather than kept as an own property, because any later
  * spread or merge of such an object would set a prototype. Errors are INVALID_REQUEST with
  * a `reason` and, where known, the text `position` or the JSON `pointer`.
@@ -157,7 +160,7 @@ export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
       },
     );
   }
-  scanDepth(text, maxDepth);
+  const duplicate = scanJsonText(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -170,6 +173,8 @@ export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
       match ? { reason: "json_syntax", position: Number(match[1]) } : { reason: "json_syntax" },
     );
   }
+  // Reported only after the parse: text that is not JSON is a syntax error first.
+  if (duplicate !== null) throw duplicateKeyError(duplicate);
   try {
     checkParsed(value, null);
   } catch (err) {
@@ -177,40 +182,6 @@ export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
     throw err;
   }
   return value;
-}
-
-/** Rejects nesting deeper than `maxDepth`, skipping string contents. */
-function scanDepth(text: string, maxDepth: number): void {
-  let depth = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
-      for (;;) {
-        const q = text.indexOf('"', i + 1);
-        if (q < 0) return; // unterminated: JSON.parse reports it with its position
-        let k = q - 1;
-        while (text.charCodeAt(k) === 0x5c) k--;
-        i = q;
-        if ((q - 1 - k) % 2 === 0) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > maxDepth) {
-        throw new ContractError(
-          "INVALID_REQUEST",
-          `Cannot parse JSON: nesting deeper than ${maxDepth} at position ${i}`,
-          {
-            reason: "json_too_deep",
-            limit: maxDepth,
-            position: i,
-          },
-        );
-      }
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
 }
 
 function checkParsed(value: unknown, at: string | null): void {
