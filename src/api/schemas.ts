@@ -130,7 +130,7 @@ const LogEntry = Type.Object({
 
 /** Response shapes, for the OpenAPI document only (responses are written as plain JSON). */
 export const Responses = {
-  health: Type.Object({ status: Type.String(), version: Type.String() }),
+  health: Type.Object({ status: Type.String(), version: Type.String(), storage: Type.Optional(Type.String()) }),
   created: Type.Object({ contract_id: Type.String(), created_at: Type.Integer() }),
   contract: Type.Object({
     contract_id: Type.String(),

@@ -67,8 +67,9 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   }
   const options = {
     hub,
-    authenticator: new Authenticator({ store }),
-    registry: new AccessRegistry({ store }),
+    // The hub's guarded store: a storage fault during authentication is 503 storage too.
+    authenticator: new Authenticator({ store: hub.store }),
+    registry: new AccessRegistry({ store: hub.store }),
     rateLimit: config.rateLimit,
     // Behind a reverse proxy (docs/security.md): "true", or the proxy addresses, comma-separated.
     ...(env.HUB_TRUST_PROXY ? { trustProxy: env.HUB_TRUST_PROXY === "true" ? true : env.HUB_TRUST_PROXY } : {}),

@@ -35,8 +35,13 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
       return reply.code(200).type("application/json").send(answer);
     },
   );
-  app.get("/health", { config: { auth: "none" }, schema: { response: { 200: Responses.health } } }, async () =>
-    options.hub.health(),
+  app.get(
+    "/health",
+    { config: { auth: "none" }, schema: { response: { 200: Responses.health, 503: Responses.health } } },
+    async (_, reply) => {
+      const health = await options.hub.health();
+      return reply.code(health.status === "ok" ? 200 : 503).send(health);
+    },
   );
   registerSocketRoute(app, options);
   return app;

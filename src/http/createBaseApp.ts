@@ -118,7 +118,7 @@ export async function createBaseApp(
     const mapped = toContractError(err, request.routeOptions?.bodyLimit);
     if (httpStatusOf(mapped) >= 500) request.log.error({ err }, `${mapped.code} error`);
     const retryAfter = mapped.details?.retry_after;
-    if (mapped.code === "RATE_LIMITED" && typeof retryAfter === "number")
+    if ((mapped.code === "RATE_LIMITED" || mapped.code === "UNAVAILABLE") && typeof retryAfter === "number")
       reply.header("retry-after", String(retryAfter));
     reply.code(httpStatusOf(mapped)).type("application/json").send(errorBody(mapped));
   });

@@ -51,10 +51,13 @@ export const REST_ROUTES: readonly RestRoute[] = [
   {
     method: "GET",
     url: "/health",
-    summary: "Hub status and version",
+    summary: "Hub status and version (503 degraded during a storage fault)",
     auth: "none",
     schema: { response: S.Responses.health },
-    run: ({ hub }) => hub.health(),
+    run: async ({ hub }) => {
+      const health = await hub.health();
+      return health.status === "ok" ? health : new Answer(503, health);
+    },
   },
   {
     method: "GET",

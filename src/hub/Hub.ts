@@ -7,6 +7,7 @@ import { stateView } from "../contract/engine.js";
 import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
+import { StorageGuard } from "../store/StorageGuard.js";
 import type { GrantRole, Store } from "../store/Store.js";
 import type { SynthesisOperations } from "../synthesis/hubOperations.js";
 import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
@@ -51,8 +52,12 @@ const unavailable = (operation: string) =>
  * HubContext, private to the hub, that each operation receives (docs/architecture.md).
  */
 export class Hub implements HubApi {
-  /** The store the hub was given (its owner closes it, unless `ownsStore`). */
+  /**
+   * The store the hub was given, behind its StorageGuard: storage faults reach callers as
+   * UNAVAILABLE or CORRUPTED (its owner closes it, unless `ownsStore`).
+   */
   readonly store: Store;
+  readonly storage: StorageGuard;
   /** The event bus: a host relays other instances' commits onto it (PostgreSQL LISTEN/NOTIFY). */
   readonly bus: EventBus;
   private readonly ctx: HubContext;
@@ -64,11 +69,12 @@ export class Hub implements HubApi {
   private readonly accessListeners = new Set<(contractId: string, identity: string) => void>();
 
   constructor(options: HubOptions, ownsStore = false) {
-    this.store = options.store;
+    this.storage = StorageGuard.of(options.store);
+    this.store = this.storage.store;
     this.bus = new EventBus();
     this.templates = options.templates;
     this.ctx = new HubContext({
-      store: options.store,
+      store: this.store,
       cache: new ContractCache(options.cacheSize ?? 1000),
       locks: new KeyedMutex(),
       bus: this.bus,
@@ -92,8 +98,12 @@ export class Hub implements HubApi {
     if (this.ownsStore) await this.store.close();
   }
 
-  health(): { status: string; version: string } {
-    return { status: "ok", version: this.version };
+  /** `ok`, or `degraded` naming the storage fault in force (the routes answer it with 503). */
+  async health(): Promise<{ status: string; version: string; storage?: string }> {
+    const fault = await this.storage.fault();
+    return fault === null
+      ? { status: "ok", version: this.version }
+      : { status: "degraded", version: this.version, storage: fault };
   }
 
   // ---- contracts ----------------------------------------------------------------------

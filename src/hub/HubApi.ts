@@ -15,7 +15,7 @@ export type { CommitEvent, PullResult, StateView, SubmitCommitResult, ValidActio
 export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
 export interface HubApi {
-  health(): { status: string; version: string };
+  health(): Promise<{ status: string; version: string; storage?: string }>;
   listContracts(
     caller: Caller,
     q: { limit?: number; offset?: number },

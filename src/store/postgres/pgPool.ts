@@ -9,6 +9,9 @@ export interface PgLocation {
   schema?: string;
 }
 
+/** How long opening a connection may take before the call fails as `unreachable`. */
+const CONNECT_TIMEOUT_MS = 5000;
+
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
 /**
@@ -33,6 +36,8 @@ export function clientConfig(location: PgLocation, applicationName: string): pg.
   return {
     connectionString: location.connectionString,
     application_name: applicationName,
+    // An unreachable server must fail a request (503 storage), not hang it.
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     types,
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
   };

@@ -1,0 +1,166 @@
+/**
+ * Stands between the hub and its store so that storage faults have names (docs/reliability.md):
+ * a full disk, an I/O error or an unreachable database becomes 503 UNAVAILABLE with
+ * `details.reason: "storage"`, damaged pages become CORRUPTED naming the contract, and the
+ * guard remembers the fault so `GET /health` says `degraded` while it lasts. Nothing here
+ * retries a write: a failed call wrote nothing (each store call is one transaction), so the
+ * client retries, and what was acknowledged before stays acknowledged.
+ *
+ * The fault ends when a write succeeds again (any call, for an unreachable database), or
+ * when a health probe, the smallest durable write the store has (an already-expired request
+ * nonce), commits: writes resume without a restart.
+ */
+import { randomBytes } from "node:crypto";
+import type { Store } from "./Store.js";
+import { type StorageFaultReason, storageCorrupted, storageErrorKind, storageUnavailable } from "./storageFault.js";
+
+/** Store calls that write (their success proves the disk and the database take writes again). */
+const WRITES = new Set(["appendCommits", "setGrant", "registerAccessKey", "revokeAccessKey", "useNonce"]);
+/** Store calls whose first argument is a contract id (named by CORRUPTED). */
+const BY_CONTRACT = new Set([
+  "getContract",
+  "appendCommits",
+  "readCommits",
+  "getCommitByHash",
+  "getCommitAt",
+  "setGrant",
+  "getGrant",
+  "listGrants",
+  "getAssets",
+]);
+const GUARDED = new Set([...BY_CONTRACT, ...WRITES, "listContracts", "getAccessKey", "listAccessKeys", "getSend"]);
+
+/** At most one probe a second; `/health` waits for a running probe at most this long. */
+const PROBE_INTERVAL_MS = 1000;
+const PROBE_WAIT_MS = 250;
+/** The access key of probe nonces: not hex, so no registered key can collide with it. */
+const PROBE_KEY = "storage-probe";
+
+const guards = new WeakMap<object, StorageGuard>();
+
+export class StorageGuard {
+  /** The guarded store: the hub uses only this one. */
+  readonly store: Store;
+  readonly #inner: Store;
+  #fault: { reason: StorageFaultReason; since: number } | null = null;
+  #probing: Promise<void> | null = null;
+  #lastProbe = 0;
+
+  private constructor(inner: Store) {
+    this.#inner = inner;
+    const wrappers = new Map<string, unknown>();
+    this.store = new Proxy(inner, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== "function") return value;
+        if (typeof prop !== "string") return value.bind(target);
+        let wrapper = wrappers.get(prop);
+        if (wrapper === undefined) {
+          const fn = value as (...args: unknown[]) => unknown;
+          wrapper = GUARDED.has(prop) ? this.#wrap(prop, fn.bind(target)) : fn.bind(target);
+          wrappers.set(prop, wrapper);
+        }
+        return wrapper;
+      },
+    });
+    guards.set(this.store, this);
+  }
+
+  /** The guard of `store`: the existing one when `store` is already a guarded store. */
+  static of(store: Store): StorageGuard {
+    return guards.get(store) ?? new StorageGuard(store);
+  }
+
+  /**
+   * The storage fault in force, or null. While one lasts, a probe write (at most one a
+   * second) checks whether it passed; the answer waits for it briefly, never long.
+   */
+  async fault(): Promise<StorageFaultReason | null> {
+    if (this.#fault === null) return null;
+    const now = Date.now();
+    if (this.#probing === null && now - this.#lastProbe >= PROBE_INTERVAL_MS) {
+      this.#lastProbe = now;
+      this.#probing = this.#probe().finally(() => {
+        this.#probing = null;
+      });
+    }
+    if (this.#probing !== null) {
+      let timer: NodeJS.Timeout | undefined;
+      const wait = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, PROBE_WAIT_MS);
+        timer.unref();
+      });
+      await Promise.race([this.#probing, wait]);
+      clearTimeout(timer);
+    }
+    return this.#fault?.reason ?? null;
+  }
+
+  async #probe(): Promise<void> {
+    try {
+      await this.#inner.useNonce(PROBE_KEY, randomBytes(16).toString("hex"), 0);
+      this.#fault = null;
+    } catch (err) {
+      this.#noteFailure(err);
+    }
+  }
+
+  #wrap(method: string, fn: (...args: unknown[]) => unknown): (...args: unknown[]) => unknown {
+    const fail = (args: unknown[], err: unknown): never => {
+      const kind = this.#noteFailure(err);
+      if (kind === null) throw err;
+      if (kind === "corrupted") {
+        const id = BY_CONTRACT.has(method) && typeof args[0] === "string" ? args[0] : null;
+        throw storageCorrupted(id, err);
+      }
+      throw storageUnavailable(kind, err);
+    };
+    const succeeded = () => {
+      if (this.#fault !== null && (WRITES.has(method) || this.#fault.reason === "unreachable")) this.#fault = null;
+    };
+    return (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = fn(...args);
+      } catch (err) {
+        return fail(args, err);
+      }
+      if (result instanceof Promise) {
+        return result.then(
+          (value) => {
+            succeeded();
+            return value;
+          },
+          (err) => fail(args, err),
+        );
+      }
+      if (isAsyncIterable(result)) return guardIteration(result, (err) => fail(args, err), succeeded);
+      succeeded();
+      return result;
+    };
+  }
+
+  /** Records a storage fault (not damaged pages: they are one contract's, the hub stays up); returns the error's kind. */
+  #noteFailure(err: unknown): ReturnType<typeof storageErrorKind> {
+    const kind = storageErrorKind(err);
+    if (kind !== null && kind !== "corrupted") this.#fault = { reason: kind, since: Date.now() };
+    return kind;
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === "object" && value !== null && Symbol.asyncIterator in value;
+}
+
+async function* guardIteration(
+  source: AsyncIterable<unknown>,
+  fail: (err: unknown) => never,
+  succeeded: () => void,
+): AsyncIterable<unknown> {
+  try {
+    yield* source;
+  } catch (err) {
+    fail(err);
+  }
+  succeeded();
+}
