@@ -4,7 +4,9 @@
  * unicode escapes), wrong types, bad UTF-8 bytes, truncated bodies, huge strings, duplicate
  * keys. Each answer is a documented status with an error body, never a 5xx (the one
  * documented 503 is synthesis without a model key), and a refused request stores nothing:
- * the heads and lengths of every contract and the contract count are unchanged.
+ * the heads and lengths of every contract and the contract count are unchanged. A duplicate
+ * member name planted in any object of a body (plain or unicode-escaped) is always
+ * `duplicate_key`: REST 400, JSON-RPC -32700.
  * FUZZ_RUNS (inputs per transport) and FUZZ_SEED replay a run; the seed is printed.
  */
 import assert from "node:assert/strict";
@@ -17,6 +19,7 @@ import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { REST_ROUTES } from "../src/http/restRoutes.js";
 import { RPC_METHODS } from "../src/http/rpcMethods.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
+import { objectCount, withDuplicate } from "./support/duplicateJson.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -273,5 +276,60 @@ test("JSON-RPC: hostile params on every method answer a documented error per ite
       assert.equal(({} as Record<string, unknown>).polluted, undefined, "Object.prototype was polluted");
     }),
     { numRuns: RUNS, seed: SEED },
+  );
+});
+
+test("duplicate member names at any depth: REST 400 and JSON-RPC -32700, both duplicate_key, nothing stored", async () => {
+  const routes = REST_ROUTES.filter((r) => r.method === "POST");
+  const rpcName: Record<string, string> = {
+    "/contracts": "createContract",
+    "/contracts/synthesize": "synthesize",
+    "/contracts/:id/commits": "submitCommit",
+    "/contracts/:id/push": "push",
+    "/contracts/:id/grant": "grant",
+    "/register": "register",
+    "/access/revoke": "revokeAccess",
+  };
+  const arb = fc.record({
+    route: fc.constantFrom(...routes),
+    target: fc.nat(),
+    escape: fc.boolean(),
+    extra: fc.jsonValue({ maxDepth: 2 }),
+    pick: fc.nat(),
+  });
+  await fc.assert(
+    fc.asyncProperty(arb, async ({ route, target, escape, extra, pick }) => {
+      inputs++;
+      const before = await snapshot();
+      const body = baseBody(route.url);
+      const rest = withDuplicate(body, target % objectCount(body), { escape, extra, pick });
+      const url = urlOf(route.url);
+      const headers = {
+        "content-type": "application/json",
+        ...signRequest(t.owner.access.seed, { method: "POST", url, body: rest.text }),
+      };
+      const res = await t.app.inject({ method: "POST", url, headers, payload: rest.text });
+      count(`REST duplicate ${res.statusCode}`);
+      assert.equal(res.statusCode, 400, `${url} ${rest.text.slice(0, 300)} -> ${res.body.slice(0, 300)}`);
+      const answer = JSON.parse(res.body) as { code: string; details?: { reason?: string; key?: string } };
+      assert.equal(answer.code, "INVALID_REQUEST");
+      assert.equal(answer.details?.reason, "duplicate_key");
+      assert.equal(answer.details?.key, rest.name);
+
+      const request = { jsonrpc: "2.0", id: 1, method: rpcName[route.url] ?? "getHealth", params: body };
+      const rpc = withDuplicate(request, target % objectCount(request), { escape, extra, pick });
+      const rpcHeaders = {
+        "content-type": "application/json",
+        ...signRequest(t.owner.access.seed, { method: "POST", url: "/", body: rpc.text }),
+      };
+      const rpcRes = await rpcApp.inject({ method: "POST", url: "/", headers: rpcHeaders, payload: rpc.text });
+      const error = (JSON.parse(rpcRes.body) as { error?: { code: number; data?: { details?: { reason?: string } } } })
+        .error;
+      count(`RPC duplicate ${error?.code}`);
+      assert.equal(error?.code, -32700, rpc.text.slice(0, 300));
+      assert.equal(error?.data?.details?.reason, "duplicate_key");
+      assert.equal(await snapshot(), before, `a duplicate-key body changed the store`);
+    }),
+    { numRuns: Math.max(50, Math.floor(RUNS / 4)), seed: SEED },
   );
 });
