@@ -18,8 +18,8 @@ import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { REST_ROUTES } from "../src/http/restRoutes.js";
 import { RPC_METHODS } from "../src/http/rpcMethods.js";
-import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 import { objectCount, withDuplicate } from "./support/duplicateJson.js";
+import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
@@ -293,16 +293,16 @@ test("duplicate member names at any depth: REST 400 and JSON-RPC -32700, both du
   const arb = fc.record({
     route: fc.constantFrom(...routes),
     target: fc.nat(),
-    escape: fc.boolean(),
+    escaped: fc.boolean(),
     extra: fc.jsonValue({ maxDepth: 2 }),
     pick: fc.nat(),
   });
   await fc.assert(
-    fc.asyncProperty(arb, async ({ route, target, escape, extra, pick }) => {
+    fc.asyncProperty(arb, async ({ route, target, escaped, extra, pick }) => {
       inputs++;
       const before = await snapshot();
       const body = baseBody(route.url);
-      const rest = withDuplicate(body, target % objectCount(body), { escape, extra, pick });
+      const rest = withDuplicate(body, target % objectCount(body), { escape: escaped, extra, pick });
       const url = urlOf(route.url);
       const headers = {
         "content-type": "application/json",
@@ -317,7 +317,7 @@ test("duplicate member names at any depth: REST 400 and JSON-RPC -32700, both du
       assert.equal(answer.details?.key, rest.name);
 
       const request = { jsonrpc: "2.0", id: 1, method: rpcName[route.url] ?? "getHealth", params: body };
-      const rpc = withDuplicate(request, target % objectCount(request), { escape, extra, pick });
+      const rpc = withDuplicate(request, target % objectCount(request), { escape: escaped, extra, pick });
       const rpcHeaders = {
         "content-type": "application/json",
         ...signRequest(t.owner.access.seed, { method: "POST", url: "/", body: rpc.text }),
