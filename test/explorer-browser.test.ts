@@ -255,7 +255,7 @@ describe("explorer templates and synthesis in a real browser", { skip }, () => {
     await page.fill('textarea[name="description"]', "Alice pays Bob 40 dollars for a lamp, held until it arrives");
     await page.fill('input[name="pattern_hint"]', "");
     await page.click('form.synth button[type="submit"]');
-    await page.locator("#synthesis .synth-warnings li.warning").first().waitFor();
+    await page.locator('#synthesis [data-field="patterns"]', { hasText: /^escrow$/ }).waitFor();
     assert.ok(
       (await page.locator("#synthesis .synth-warnings li.warning").allTextContents()).some((w) =>
         w.includes("40 dollars"),
