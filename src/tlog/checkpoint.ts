@@ -1,0 +1,120 @@
+/**
+ * Checkpoints: the tree's size and root, signed by the log key as a signed note in the C2SP
+ * format (tlog-checkpoint over signed-note), so any tool that reads Go's checksum database
+ * or Sigsum checkpoints reads ours (docs/transparency.md):
+ *
+ *     <origin>\n<size>\n<base64 root>\n\n— <origin> <base64(key id ‖ signature)>\n
+ *
+ * The ed25519 signature covers the three body lines with their newlines. The key id is the
+ * first 4 bytes of SHA-256(origin ‖ "\n" ‖ 0x01 ‖ public key); 0x01 names ed25519. Other
+ * signature lines (a witness's cosignatures) are carried along and ignored here.
+ */
+import { createHash } from "node:crypto";
+import { type SigningKey, sign, verify } from "../contract/keys.js";
+
+/** Origins the hub accepts for `--log-origin`. */
+export const ORIGIN_PATTERN = /^[A-Za-z0-9._/:-]{1,128}$/;
+
+/** The signature type byte of ed25519 in signed notes. */
+const ED25519_TYPE = 0x01;
+const SIGNATURE_PREFIX = "\u2014 ";
+
+/** A checkpoint's content. */
+export interface Checkpoint {
+  origin: string;
+  size: number;
+  root: Buffer;
+}
+
+/** The 4-byte key id of an ed25519 log key named `origin`. */
+export function keyId(origin: string, publicKey: Uint8Array): Buffer {
+  return createHash("sha256")
+    .update(`${origin}\n`)
+    .update(Buffer.from([ED25519_TYPE]))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4);
+}
+
+/** The signed-note verifier key: `<origin>+<key id hex>+<base64(0x01 ‖ public key)>`. */
+export function verifierKey(origin: string, publicKey: Uint8Array): string {
+  const typed = Buffer.concat([Buffer.from([ED25519_TYPE]), publicKey]);
+  return `${origin}+${keyId(origin, publicKey).toString("hex")}+${typed.toString("base64")}`;
+}
+
+/** Parses a verifier key; throws a RangeError naming what is wrong. */
+export function parseVerifierKey(text: string): { origin: string; publicKey: Buffer } {
+  // The origin and the hex key id hold no "+"; the base64 key may.
+  const m = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/.exec(text);
+  if (m === null) throw new RangeError("verifier key must be <origin>+<key id>+<key>");
+  const [, origin, id, key] = m as unknown as [string, string, string, string];
+  const typed = Buffer.from(key, "base64");
+  if (typed.length !== 33 || typed[0] !== ED25519_TYPE || typed.toString("base64") !== key) {
+    throw new RangeError("verifier key is not an ed25519 key");
+  }
+  const publicKey = typed.subarray(1);
+  if (keyId(origin, publicKey).toString("hex") !== id) throw new RangeError("verifier key id does not match its key");
+  return { origin, publicKey };
+}
+
+/** The default origin of a log key: `contract-hub/` and 16 hex of SHA-256 of the key. */
+export function defaultOrigin(publicKey: Uint8Array): string {
+  return `contract-hub/${createHash("sha256").update(publicKey).digest("hex").slice(0, 16)}`;
+}
+
+/** The note body the log key signs. */
+export function checkpointBody(c: Checkpoint): string {
+  return `${c.origin}\n${c.size}\n${c.root.toString("base64")}\n`;
+}
+
+/** The signed checkpoint note. */
+export function signCheckpoint(c: Checkpoint, key: SigningKey, publicKey: Uint8Array): string {
+  const body = checkpointBody(c);
+  const signature = sign(key, Buffer.from(body, "utf8"));
+  const blob = Buffer.concat([keyId(c.origin, publicKey), signature]).toString("base64");
+  return `${body}\n${SIGNATURE_PREFIX}${c.origin} ${blob}\n`;
+}
+
+/** Why a checkpoint note was refused. */
+export class CheckpointError extends Error {
+  override readonly name = "CheckpointError";
+}
+
+/**
+ * Parses a checkpoint note and checks the log key's signature on it: the origin must be
+ * `origin`, and a signature line of that origin with the key's id must verify. Throws a
+ * CheckpointError naming the first problem.
+ */
+export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8Array): Checkpoint {
+  const split = note.indexOf("\n\n");
+  if (split < 0 || !note.endsWith("\n")) throw new CheckpointError("checkpoint is not a signed note");
+  const body = note.slice(0, split + 1);
+  const lines = body.slice(0, -1).split("\n");
+  if (lines.length !== 3) throw new CheckpointError("checkpoint body must have exactly 3 lines");
+  const [noteOrigin, sizeText, rootText] = lines as [string, string, string];
+  if (noteOrigin !== origin) throw new CheckpointError(`checkpoint origin is "${noteOrigin}", expected "${origin}"`);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) {
+    throw new CheckpointError("checkpoint size is not a decimal integer");
+  }
+  const root = Buffer.from(rootText, "base64");
+  if (root.length !== 32 || root.toString("base64") !== rootText) {
+    throw new CheckpointError("checkpoint root is not a base64 SHA-256 hash");
+  }
+  const id = keyId(origin, publicKey);
+  let verified = false;
+  for (const line of note.slice(split + 2, -1).split("\n")) {
+    if (!line.startsWith(SIGNATURE_PREFIX)) throw new CheckpointError("malformed signature line");
+    const [name, blobText, extra] = line.slice(SIGNATURE_PREFIX.length).split(" ");
+    if (name === undefined || blobText === undefined || extra !== undefined) {
+      throw new CheckpointError("malformed signature line");
+    }
+    const blob = Buffer.from(blobText, "base64");
+    if (name !== origin || blob.length !== 68 || !blob.subarray(0, 4).equals(id)) continue;
+    if (!verify(publicKey, Buffer.from(body, "utf8"), blob.subarray(4))) {
+      throw new CheckpointError("checkpoint signature does not verify with the log key");
+    }
+    verified = true;
+  }
+  if (!verified) throw new CheckpointError("checkpoint carries no signature by the log key");
+  return { origin, size: Number(sizeText), root };
+}
