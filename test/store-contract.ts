@@ -12,6 +12,7 @@ import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
 import { assetCases } from "./store-contract-assets.js";
 import { testChain } from "./support/testChain.js";
+import { treeCases } from "./store-contract-tree.js";
 
 export const OWNER = "ab".repeat(32);
 export const OTHER = "cd".repeat(32);
@@ -353,5 +354,6 @@ export function storeContractSuite(
     });
 
     assetCases(fresh);
+    treeCases(fresh, options.reopen);
   });
 }

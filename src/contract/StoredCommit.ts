@@ -16,6 +16,11 @@ export interface StoredCommit {
   timestamp: number;
   /** Verified signer keys, lower-case hex, in the order of `signatures`. */
   signers: string[];
+  /**
+   * Position in the hub's Merkle tree of every stored commit (docs/transparency.md), set by
+   * the store when it appends the commit; absent only before then.
+   */
+  leafIndex?: number;
 }
 
 /** The action labels of a commit: the values of its `action` operations, in order. */

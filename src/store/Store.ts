@@ -6,6 +6,7 @@
  * invariants a database can enforce (unique positions and hashes, one receipt per SEND).
  */
 import type { StoredCommit } from "../contract/StoredCommit.js";
+import type { NodeId } from "../tlog/merkle.js";
 
 /** A contract's row: identity, position of its head, privacy. */
 export interface ContractRecord {
@@ -69,6 +70,13 @@ export interface PartyPath {
   identity: string;
 }
 
+/** Where a commit sits: its contract, its index there and its leaf in the hub's tree. */
+export interface LeafRecord {
+  contractId: string;
+  index: number;
+  leafIndex: number;
+}
+
 export interface AccessKeyRecord {
   /** Access public key, lower-case hex. */
   accessKey: string;
@@ -129,6 +137,8 @@ export interface Store {
    * Appends `commits` (consecutive, starting at the stored length) iff the stored head is
    * still `expectedHead` (null: the contract must not exist, and `extras.contract` creates
    * it). All or nothing; CONFLICT with `details.head` otherwise. Resolves once durable.
+   * The commits become the next leaves of the hub's Merkle tree, in order, in the same
+   * transaction; the store sets each one's `leafIndex`.
    */
   appendCommits(
     contractId: string,
@@ -172,6 +182,18 @@ export interface Store {
   getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }>;
   /** A SEND by commit hash, or null. */
   getSend(commitHash: string): Promise<SendRecord | null>;
+
+  /** Leaves in the hub's Merkle tree: every commit acknowledged so far (docs/transparency.md). */
+  treeSize(): Promise<number>;
+  /** Stored complete subtrees by id, keyed by nodeKey; throws CORRUPTED when one is missing. */
+  readTreeNodes(ids: readonly NodeId[]): Promise<Map<string, Buffer>>;
+  /** The contract, index and leaf of the commit with this hash, or null. */
+  findLeaf(hash: string): Promise<LeafRecord | null>;
+  /**
+   * The log key's 32-byte seed kept with the store, created on first use (SQLite: a file in
+   * the data directory; PostgreSQL: a row shared by every instance).
+   */
+  logKeySeed(): Promise<Buffer>;
 
   /** Write counters (group commit is observable through them). */
   stats(): StoreStats;

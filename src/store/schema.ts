@@ -111,10 +111,41 @@ const PARTY_PATHS: readonly string[] = [
   "CREATE INDEX IF NOT EXISTS party_paths_by_identity ON party_paths (identity)",
 ];
 
-/** The migrations, with the dialect's statement that backfills the party index. */
-export function schemaMigrations(partyPathsBackfill: string): readonly Migration[] {
+/**
+ * The Merkle tree over every stored commit (docs/transparency.md): each commit's position in
+ * it (`leaf_index`, assigned in the append transaction), the tree's complete subtrees
+ * (`tlog_nodes`, hex SHA-256; a node never changes once written) and its size, one row whose
+ * lock serialises leaf numbering across every instance. Commits stored before this version
+ * get their leaves when the store opens (the hashing is not SQL). `tlog_key` holds the log
+ * key when a PostgreSQL hub is given no key file.
+ */
+const TLOG: readonly string[] = [
+  "CREATE UNIQUE INDEX IF NOT EXISTS commits_by_leaf ON commits (leaf_index)",
+  `CREATE TABLE IF NOT EXISTS tlog_nodes (
+    level SMALLINT NOT NULL,
+    idx BIGINT NOT NULL,
+    hash TEXT NOT NULL,
+    PRIMARY KEY (level, idx)
+  )`,
+  `CREATE TABLE IF NOT EXISTS tlog_size (
+    id SMALLINT PRIMARY KEY CHECK (id = 1),
+    size BIGINT NOT NULL
+  )`,
+  "INSERT INTO tlog_size (id, size) VALUES (1, 0) ON CONFLICT DO NOTHING",
+  `CREATE TABLE IF NOT EXISTS tlog_key (
+    id SMALLINT PRIMARY KEY CHECK (id = 1),
+    seed TEXT NOT NULL
+  )`,
+];
+
+/**
+ * The migrations, with the dialect's statements that backfill the party index and add the
+ * commits' leaf_index column (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ */
+export function schemaMigrations(partyPathsBackfill: string, addLeafIndex: string): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
     { version: 2, statements: [...PARTY_PATHS, partyPathsBackfill] },
+    { version: 3, statements: [addLeafIndex, ...TLOG] },
   ];
 }

@@ -1,6 +1,9 @@
 import pg from "pg";
 import { ContractError } from "../../contract/ContractError.js";
+import { encodeHex } from "../../contract/hex.js";
+import { generateKeyPair } from "../../contract/keys.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import type { NodeId } from "../../tlog/merkle.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -9,6 +12,7 @@ import type {
   BalanceRecord,
   ContractRecord,
   GrantRole,
+  LeafRecord,
   SendRecord,
   Store,
   StoreStats,
@@ -18,6 +22,7 @@ import { migratePg } from "./migrate.js";
 import { appendInTransaction } from "./pgAppend.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";
 
 export interface PostgresStoreOptions extends PgLocation {
   /** Pool connections of this instance (default 10; see docs/deploy.md for sizing). */
@@ -52,6 +57,7 @@ export class PostgresStore implements Store {
       const client = await store.pool.connect();
       try {
         await migratePg(client, Math.floor(Date.now() / 1000), store.schema);
+        await backfillPgLeaves(client);
       } finally {
         client.release();
       }
@@ -214,6 +220,32 @@ export class PostgresStore implements Store {
       [contractId, index],
     );
     return row === undefined ? null : commitFromRow(row);
+  }
+
+  async treeSize(): Promise<number> {
+    const [row] = await this.rows<{ size: number }>("SELECT size FROM tlog_size WHERE id = 1", []);
+    return row?.size ?? 0;
+  }
+
+  async readTreeNodes(ids: readonly NodeId[]): Promise<Map<string, Buffer>> {
+    return readPgTreeNodes(this.pool, ids);
+  }
+
+  async findLeaf(hash: string): Promise<LeafRecord | null> {
+    const [row] = await this.rows<{ contract_id: string; idx: number; leaf_index: number }>(
+      "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = $1",
+      [hash],
+    );
+    return row === undefined ? null : { contractId: row.contract_id, index: row.idx, leafIndex: row.leaf_index };
+  }
+
+  async logKeySeed(): Promise<Buffer> {
+    // The first instance to ask stores a key; every later one (and every restart) reads it.
+    await this.writeStatement("INSERT INTO tlog_key (id, seed) VALUES (1, $1) ON CONFLICT DO NOTHING", [
+      encodeHex(generateKeyPair().seed),
+    ]);
+    const [row] = await this.rows<{ seed: string }>("SELECT seed FROM tlog_key WHERE id = 1", []);
+    return Buffer.from(row!.seed, "hex");
   }
 
   async setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): Promise<void> {

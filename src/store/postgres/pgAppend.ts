@@ -5,8 +5,9 @@ import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import type { AppendExtras } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
 import { insertCommits } from "./pgCommitRows.js";
+import { appendPgLeaves } from "./pgTree.js";
 
-/** Head check under the row lock, one batched insert, head update, asset effects, party index, NOTIFY. */
+/** Head check under the row lock, leaf numbering (the tree's lock), one batched insert, head update, asset effects, party index, NOTIFY. */
 export async function appendInTransaction(
   client: pg.PoolClient,
   channel: string,
@@ -57,6 +58,7 @@ export async function appendInTransaction(
     length = lengthAtHead(contractId, row, expectedHead);
   }
   const parent = checkChain(length, expectedHead, commits);
+  await appendPgLeaves(client, commits);
   await insertCommits(client, contractId, commits);
   await client.query("UPDATE contracts SET head = $1, length = $2 WHERE id = $3", [
     parent,

@@ -5,20 +5,20 @@ import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams } from "../
 export { COMMIT_COLUMNS, type CommitRow, commitFromRow };
 
 /**
- * One statement for the whole batch: the columns travel as nine arrays and `unnest` turns
+ * One statement for the whole batch: the columns travel as column arrays and `unnest` turns
  * them back into rows (node-ecosystem.md §3.4: ~25x a row-per-round-trip loop). The JSON
  * columns are serialised exactly as the SQLite store does (commitParams), so both stores
  * hold the same bytes.
  */
-const INSERT_COMMITS = `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers)
-  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[])`;
+const INSERT_COMMITS = `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
+  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])`;
 
 /** Inserts `commits` of `contractId` in one round trip. */
 export async function insertCommits(client: PoolClient, contractId: string, commits: readonly StoredCommit[]) {
-  const columns: unknown[][] = Array.from({ length: 8 }, () => new Array(commits.length));
+  const columns: unknown[][] = Array.from({ length: 9 }, () => new Array(commits.length));
   commits.forEach((c, i) => {
     const params = commitParams(contractId, c);
-    for (let k = 0; k < 8; k++) columns[k]![i] = params[k + 1];
+    for (let k = 0; k < 9; k++) columns[k]![i] = params[k + 1];
   });
   await client.query(INSERT_COMMITS, [contractId, ...columns]);
 }

@@ -9,8 +9,13 @@ import { assertContractErrorAsync } from "../../contract/assertContractError.js"
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { frontierOf } from "../../tlog/proofs.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
+
+/** Turns a current database back into one written before the Merkle tree existed (schema 2). */
+const UNDO_TREE =
+  "DROP INDEX commits_by_leaf; ALTER TABLE commits DROP COLUMN leaf_index; DROP TABLE tlog_nodes; DROP TABLE tlog_size; DROP TABLE tlog_key";
 
 const dirs: string[] = [];
 after(() => {
@@ -74,12 +79,35 @@ describe("SqliteStore", () => {
     await store.appendCommits("p", genesis!.hash, [next]);
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec("DROP TABLE party_paths; DELETE FROM schema_version WHERE version = 2");
+    db.exec(`DROP TABLE party_paths; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 2`);
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const sees = async (identity: string) =>
       (await reopened.listContracts({ identity, limit: 10, offset: 0 })).contracts.map((c) => c.id);
     assert.deepEqual([await sees(OTHER), await sees("ef".repeat(32)), await sees("12".repeat(32))], [["p"], ["p"], []]);
+    await reopened.close();
+  });
+
+  it("migration 3 gives every stored commit a leaf, in receipt order, and the tree its nodes", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    const a = testChain("a", 3);
+    const b = testChain("b", 2);
+    await store.appendCommits("a", null, a, contract());
+    await store.appendCommits("b", null, b, contract());
+    const before = await store.readTreeNodes(frontierOf(5));
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec(`${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    assert.equal(await reopened.treeSize(), 5);
+    // Receipt order: the test chains are stamped 1_700_000_000 + index.
+    assert.deepEqual(
+      await Promise.all([...a, ...b].map(async (c) => (await reopened.findLeaf(c.hash))!.leafIndex)),
+      [0, 2, 4, 1, 3],
+    );
+    assert.equal((await reopened.readTreeNodes(frontierOf(5))).size, before.size);
     await reopened.close();
   });
 

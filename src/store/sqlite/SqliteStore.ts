@@ -3,6 +3,8 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
+import type { NodeId } from "../../tlog/merkle.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
@@ -12,6 +14,7 @@ import type {
   BalanceRecord,
   ContractRecord,
   GrantRole,
+  LeafRecord,
   SendRecord,
   Store,
   StoreStats,
@@ -20,6 +23,7 @@ import { applyAssetEffects } from "./applyAssetEffects.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams } from "./commitRows.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { migrate } from "./migrate.js";
+import { appendSqliteLeaves, backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
 
 export interface SqliteStoreOptions {
   /** Directory of `hub.sqlite` (created if missing). */
@@ -33,6 +37,7 @@ export interface SqliteStoreOptions {
 /** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL, group commit (docs/storage.md). */
 export class SqliteStore implements Store {
   readonly path: string;
+  private readonly dataDir: string;
   private readonly db: Database.Database;
   private readonly committer: GroupCommitter;
   private readonly pageSize: number;
@@ -47,6 +52,7 @@ export class SqliteStore implements Store {
 
   private constructor(options: SqliteStoreOptions) {
     mkdirSync(options.dataDir, { recursive: true });
+    this.dataDir = options.dataDir;
     this.path = join(options.dataDir, "hub.sqlite");
     this.db = new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 });
     this.db.pragma("journal_mode = WAL");
@@ -55,6 +61,7 @@ export class SqliteStore implements Store {
     this.db.pragma("foreign_keys = ON");
     this.pageSize = options.pageSize ?? 256;
     migrate(this.db, Math.floor(Date.now() / 1000));
+    backfillSqliteLeaves(this.db, (text) => this.sql(text));
     this.committer = new GroupCommitter(this.db);
   }
 
@@ -143,9 +150,10 @@ export class SqliteStore implements Store {
       length = lengthAtHead(contractId, row, expectedHead);
     }
     const parent = checkChain(length, expectedHead, commits);
+    appendSqliteLeaves((text) => this.sql(text), commits);
     const insert = this.sql(
-      `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     for (const c of commits) insert.run(...commitParams(contractId, c));
     this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
@@ -300,6 +308,25 @@ export class SqliteStore implements Store {
          FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash WHERE s.commit_hash = ?`,
     ).get(commitHash) as SendRecord | undefined;
     return row ?? null;
+  }
+
+  async treeSize(): Promise<number> {
+    return sqliteTreeSize((text) => this.sql(text));
+  }
+
+  async readTreeNodes(ids: readonly NodeId[]): Promise<Map<string, Buffer>> {
+    return readSqliteTreeNodes((text) => this.sql(text), ids);
+  }
+
+  async findLeaf(hash: string): Promise<LeafRecord | null> {
+    const row = this.sql("SELECT contract_id, idx, leaf_index FROM commits WHERE hash = ?").get(hash) as
+      | { contract_id: string; idx: number; leaf_index: number }
+      | undefined;
+    return row === undefined ? null : { contractId: row.contract_id, index: row.idx, leafIndex: row.leaf_index };
+  }
+
+  async logKeySeed(): Promise<Buffer> {
+    return readOrCreateLogKeyFile(join(this.dataDir, "log-key.json"));
   }
 
   stats(): StoreStats {

@@ -10,10 +10,11 @@ export interface CommitRow {
   attestations: string | null;
   timestamp: number;
   signers: string;
+  leaf_index: number | null;
 }
 
 /** Columns selected for a CommitRow, in one place so every query reads the same shape. */
-export const COMMIT_COLUMNS = "idx, hash, parent, data, signatures, attestations, timestamp, signers";
+export const COMMIT_COLUMNS = "idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index";
 
 /** The row's StoredCommit (JSON columns parsed). */
 export function commitFromRow(row: CommitRow): StoredCommit {
@@ -27,6 +28,7 @@ export function commitFromRow(row: CommitRow): StoredCommit {
     signers: JSON.parse(row.signers),
   };
   if (row.attestations !== null) commit.attestations = JSON.parse(row.attestations);
+  if (row.leaf_index !== null) commit.leafIndex = row.leaf_index;
   return commit;
 }
 
@@ -42,5 +44,6 @@ export function commitParams(contractId: string, c: StoredCommit): unknown[] {
     c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
     c.timestamp,
     JSON.stringify(c.signers),
+    c.leafIndex ?? null,
   ];
 }

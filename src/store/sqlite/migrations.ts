@@ -10,6 +10,7 @@ export const MIGRATIONS: readonly Migration[] = schemaMigrations(
        AND json_type(op.value, '$.value') = 'text'
      ORDER BY m.contract_id, m.idx, op.key
     ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+  "ALTER TABLE commits ADD COLUMN leaf_index BIGINT",
 );
 
 /** The newest schema version this code knows. */

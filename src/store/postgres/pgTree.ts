@@ -1,0 +1,67 @@
+/**
+ * The PostgreSQL store's part of the hub's Merkle tree (docs/transparency.md). Leaf numbers
+ * must have no gap and no repeat across every instance, so an append locks the one
+ * `tlog_size` row (`FOR UPDATE`) until it commits: appends of different contracts, which
+ * otherwise run in parallel, take turns from there to COMMIT. A sequence would not do: a
+ * rolled-back append would leave a hole in the tree.
+ */
+import type pg from "pg";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { appendNodes, type NodeId } from "../../tlog/merkle.js";
+import { frontierOf } from "../../tlog/proofs.js";
+import { leafHashesOf, nodeMap, type TreeNodeRow } from "../treeNodes.js";
+
+type Queryable = Pick<pg.PoolClient, "query">;
+
+/** Stored nodes by id, in one round trip. */
+export async function readPgTreeNodes(db: Queryable, ids: readonly NodeId[]): Promise<Map<string, Buffer>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<TreeNodeRow>(
+    `SELECT n.level, n.idx, n.hash FROM tlog_nodes n
+       JOIN unnest($1::smallint[], $2::bigint[]) AS want(level, idx) ON n.level = want.level AND n.idx = want.idx`,
+    [ids.map((id) => id.level), ids.map((id) => id.index)],
+  );
+  return nodeMap(ids, rows);
+}
+
+/** Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes; takes the size row's lock. */
+export async function appendPgLeaves(client: Queryable, commits: readonly StoredCommit[]): Promise<void> {
+  const { rows } = await client.query<{ size: number }>("SELECT size FROM tlog_size WHERE id = 1 FOR UPDATE");
+  const size = rows[0]!.size;
+  const nodes = appendNodes(size, await readPgTreeNodes(client, frontierOf(size)), leafHashesOf(commits));
+  await client.query(
+    `INSERT INTO tlog_nodes (level, idx, hash) SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::text[])`,
+    [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString("hex"))],
+  );
+  await client.query("UPDATE tlog_size SET size = $1 WHERE id = 1", [size + commits.length]);
+  commits.forEach((c, i) => {
+    c.leafIndex = size + i;
+  });
+}
+
+/**
+ * Gives leaves to commits stored before the tree existed, in receipt order, in one
+ * transaction that holds the size row's lock (so concurrent starts backfill once).
+ */
+export async function backfillPgLeaves(client: pg.PoolClient): Promise<void> {
+  await client.query("BEGIN");
+  try {
+    await client.query("SELECT size FROM tlog_size WHERE id = 1 FOR UPDATE");
+    const { rows } = await client.query<{ contract_id: string; idx: number; hash: string }>(
+      "SELECT contract_id, idx, hash FROM commits WHERE leaf_index IS NULL ORDER BY timestamp, contract_id, idx",
+    );
+    if (rows.length > 0) {
+      const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);
+      await appendPgLeaves(client, commits);
+      await client.query(
+        `UPDATE commits c SET leaf_index = t.leaf FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS t(id, idx, leaf)
+          WHERE c.contract_id = t.id AND c.idx = t.idx`,
+        [rows.map((r) => r.contract_id), rows.map((r) => r.idx), commits.map((c) => c.leafIndex)],
+      );
+    }
+    await client.query("COMMIT");
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw err;
+  }
+}

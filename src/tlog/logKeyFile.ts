@@ -1,0 +1,64 @@
+/**
+ * The log key's file: the JSON form of the command line's key files
+ * (`{"name", "seed", "public_key"}`, so a key made by `contract-hub keygen` serves as one),
+ * readable by its owner only. An embedded hub keeps it in its data directory; PostgreSQL
+ * instances are given one with `--log-key FILE`.
+ */
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { ContractError } from "../contract/ContractError.js";
+import { decodeHex, encodeHex } from "../contract/hex.js";
+import { generateKeyPair, publicKeyFromSeed } from "../contract/keys.js";
+
+/** Reads the 32-byte seed of a log key file; a missing or malformed file is INVALID_REQUEST naming it. */
+export function readLogKeyFile(path: string): Buffer {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ContractError("INVALID_REQUEST", `Cannot read log key file ${path}: ${(err as Error).message}`, {
+      reason: "log_key_unreadable",
+    });
+  }
+  let seed: Buffer;
+  try {
+    const parsed = JSON.parse(text) as { seed?: unknown; public_key?: unknown };
+    seed = decodeHex(parsed.seed, { bytes: 32, field: "seed" });
+    if (parsed.public_key !== undefined && parsed.public_key !== encodeHex(publicKeyFromSeed(seed))) {
+      throw new Error("public_key does not belong to seed");
+    }
+  } catch (err) {
+    throw new ContractError("INVALID_REQUEST", `Malformed log key file ${path}: ${(err as Error).message}`, {
+      reason: "log_key_malformed",
+    });
+  }
+  return seed;
+}
+
+/**
+ * The seed in `path`, creating the file with a fresh key when there is none. The key is
+ * written and fsynced under a private temporary name, then hard-linked into place (which
+ * fails if the file exists): the file never exists half-written, and two processes starting
+ * at once end up with the same key.
+ */
+export function readOrCreateLogKeyFile(path: string): Buffer {
+  if (existsSync(path)) return readLogKeyFile(path);
+  const pair = generateKeyPair();
+  const text = `${JSON.stringify({ name: "log", seed: encodeHex(pair.seed), public_key: encodeHex(pair.publicKey) })}\n`;
+  const tmp = `${path}.${process.pid}.tmp`;
+  const fd = openSync(tmp, "w", 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return readLogKeyFile(path);
+    throw err;
+  } finally {
+    unlinkSync(tmp);
+  }
+  return pair.seed;
+}

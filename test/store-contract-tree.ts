@@ -1,0 +1,99 @@
+/**
+ * The Merkle-tree part of the Store contract (src/store/Store.ts): leaves numbered in the
+ * append transaction across contracts, no gap after a refused append, no gap or repeat under
+ * concurrent appends, nodes that give the reference root, and a log key that stays.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { it } from "node:test";
+import type { StoredCommit } from "../src/contract/StoredCommit.js";
+import type { Store } from "../src/store/Store.js";
+import { testChain } from "./support/testChain.js";
+import { leafHash, nodeHash, verifyInclusion } from "../src/tlog/merkle.js";
+import { proveInclusion, treeRoot } from "../src/tlog/proofs.js";
+
+/** RFC 9162's MTH over commit hashes, computed directly (no stored node involved). */
+export function referenceRoot(hashes: readonly string[]): Buffer {
+  if (hashes.length === 0) return createHash("sha256").digest();
+  if (hashes.length === 1) return leafHash(Buffer.from(hashes[0]!, "hex"));
+  let k = 1;
+  while (k * 2 < hashes.length) k *= 2;
+  return nodeHash(referenceRoot(hashes.slice(0, k)), referenceRoot(hashes.slice(k)));
+}
+
+const owner = "ab".repeat(32);
+const create = { contract: { owner, createdAt: 1_700_000_000, private: false, readers: [] } };
+
+/** Hashes of every stored commit in leaf order, read through findLeaf. */
+async function hashesInLeafOrder(store: Store, commits: readonly StoredCommit[]): Promise<string[]> {
+  const byLeaf: string[] = [];
+  for (const c of commits) {
+    const leaf = await store.findLeaf(c.hash);
+    assert.ok(leaf !== null, `leaf of ${c.hash}`);
+    assert.equal(byLeaf[leaf.leafIndex], undefined, `leaf ${leaf.leafIndex} given twice`);
+    byLeaf[leaf.leafIndex] = c.hash;
+  }
+  return byLeaf;
+}
+
+export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Promise<Store>): void {
+  it("numbers commits as leaves across contracts in append order, and skips none after a refusal", async () => {
+    const store = await fresh();
+    assert.equal(await store.treeSize(), 0);
+    const a = testChain("ta", 3);
+    const b = testChain("tb", 2);
+    await store.appendCommits("ta", null, a.slice(0, 1), create);
+    await store.appendCommits("tb", null, b, create);
+    await assert.rejects(store.appendCommits("ta", b[1]!.hash, a.slice(1)));
+    await store.appendCommits("ta", a[0]!.hash, a.slice(1));
+    assert.deepEqual(
+      [...a, ...b].map((c) => c.leafIndex),
+      [0, 3, 4, 1, 2],
+    );
+    assert.equal(await store.treeSize(), 5);
+    assert.deepEqual(await store.findLeaf(a[2]!.hash), { contractId: "ta", index: 2, leafIndex: 4 });
+    assert.equal(await store.findLeaf("00".repeat(32)), null);
+    assert.equal((await store.getCommitAt("tb", 1))!.leafIndex, 2);
+    const order = [a[0]!, b[0]!, b[1]!, a[1]!, a[2]!].map((c) => c.hash);
+    const read = (ids: Parameters<Store["readTreeNodes"]>[0]) => store.readTreeNodes(ids);
+    for (let n = 1; n <= 5; n++) assert.deepEqual(await treeRoot(read, n), referenceRoot(order.slice(0, n)));
+    const proof = await proveInclusion(read, 3, 5);
+    assert.ok(verifyInclusion(leafHash(Buffer.from(order[3]!, "hex")), 3, 5, proof, referenceRoot(order)));
+  });
+
+  it("concurrent appends of many contracts take every leaf exactly once", async () => {
+    const store = await fresh();
+    const chains = Array.from({ length: 12 }, (_, i) => testChain(`tc${i}`, 4));
+    await Promise.all(
+      chains.map(async (chain, i) => {
+        await store.appendCommits(`tc${i}`, null, chain.slice(0, 1), create);
+        await store.appendCommits(`tc${i}`, chain[0]!.hash, chain.slice(1, 3));
+        await store.appendCommits(`tc${i}`, chain[2]!.hash, chain.slice(3));
+      }),
+    );
+    const all = chains.flat();
+    const order = await hashesInLeafOrder(store, all);
+    assert.equal(order.length, all.length);
+    assert.equal(await store.treeSize(), all.length);
+    const read = (ids: Parameters<Store["readTreeNodes"]>[0]) => store.readTreeNodes(ids);
+    assert.deepEqual(await treeRoot(read, all.length), referenceRoot(order));
+  });
+
+  it("keeps its tree and its log key across a reopen", { skip: reopen === undefined }, async () => {
+    let store = await fresh();
+    const seed = await store.logKeySeed();
+    assert.equal(seed.length, 32);
+    assert.deepEqual(await store.logKeySeed(), seed);
+    const chain = testChain("tr", 3);
+    await store.appendCommits("tr", null, chain, create);
+    store = await reopen!(store);
+    assert.deepEqual(await store.logKeySeed(), seed);
+    assert.equal(await store.treeSize(), 3);
+    const read = (ids: Parameters<Store["readTreeNodes"]>[0]) => store.readTreeNodes(ids);
+    assert.deepEqual(await treeRoot(read, 3), referenceRoot(chain.map((c) => c.hash)));
+    const next = testChain("tr", 4).slice(3);
+    await store.appendCommits("tr", chain[2]!.hash, next);
+    assert.equal(next[0]!.leafIndex, 3);
+    await store.close();
+  });
+}
