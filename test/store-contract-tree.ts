@@ -8,9 +8,9 @@ import { createHash } from "node:crypto";
 import { it } from "node:test";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
-import { testChain } from "./support/testChain.js";
 import { leafHash, nodeHash, verifyInclusion } from "../src/tlog/merkle.js";
 import { proveInclusion, treeRoot } from "../src/tlog/proofs.js";
+import { testChain } from "./support/testChain.js";
 
 /** RFC 9162's MTH over commit hashes, computed directly (no stored node involved). */
 export function referenceRoot(hashes: readonly string[]): Buffer {

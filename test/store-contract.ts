@@ -11,8 +11,8 @@ import { computeCommitHash } from "../src/contract/commitHash.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
 import { assetCases } from "./store-contract-assets.js";
-import { testChain } from "./support/testChain.js";
 import { treeCases } from "./store-contract-tree.js";
+import { testChain } from "./support/testChain.js";
 
 export const OWNER = "ab".repeat(32);
 export const OTHER = "cd".repeat(32);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
-import { testChain } from "./support/testChain.js";
 import { treeRoot } from "../src/tlog/proofs.js";
 import { referenceRoot } from "./store-contract-tree.js";
 import { testDatabase } from "./support/pg.js";
+import { testChain } from "./support/testChain.js";
 
 const db = await testDatabase();
 after(() => db.drop());

@@ -13,6 +13,38 @@ export interface SubmitCommitResult {
   index: number;
   new_state: StateView;
   timestamp: number;
+  /** Position in the hub's Merkle tree of every commit (docs/transparency.md). */
+  leaf_index?: number;
+}
+
+/** `getCheckpoint`: the signed checkpoint note and what it says. */
+export interface CheckpointResult {
+  /** The signed note, as `GET /checkpoint` serves it. */
+  checkpoint: string;
+  size: number;
+  /** Root hash, lower-case hex. */
+  root: string;
+}
+
+/** `GET /checkpoint/key`: what a client pins. */
+export interface CheckpointKeyResult {
+  origin: string;
+  public_key: string;
+  verifier_key: string;
+}
+
+/** `GET /proofs/inclusion`. */
+export interface InclusionProofResult {
+  leaf_index: number;
+  tree_size: number;
+  proof: string[];
+}
+
+/** `GET /proofs/consistency`. */
+export interface ConsistencyProofResult {
+  from: number;
+  to: number;
+  proof: string[];
 }
 
 export interface PullResult {

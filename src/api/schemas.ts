@@ -28,6 +28,14 @@ export const PageQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type PageQuery = Static<typeof PageQuery>;
+export const InclusionQuery = Type.Object({
+  hash: Hash,
+  size: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export const ConsistencyQuery = Type.Object({
+  from: Type.Integer({ minimum: 1 }),
+  to: Type.Optional(Type.Integer({ minimum: 1 })),
+});
 export const PullQuery = Type.Object({
   since: Type.Optional(Hash),
   limit: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -126,6 +134,7 @@ const LogEntry = Type.Object({
   signers: Type.Array(Type.String()),
   timestamp: Type.Integer(),
   action_labels: Type.Optional(Type.Array(Type.String())),
+  leaf_index: Type.Optional(Type.Integer()),
 });
 
 /** Response shapes, for the OpenAPI document only (responses are written as plain JSON). */
@@ -148,7 +157,15 @@ export const Responses = {
     index: Type.Integer(),
     new_state: StateView,
     timestamp: Type.Integer(),
+    leaf_index: Type.Optional(Type.Integer()),
   }),
+  checkpointKey: Type.Object({ origin: Type.String(), public_key: Type.String(), verifier_key: Type.String() }),
+  inclusionProof: Type.Object({
+    leaf_index: Type.Integer(),
+    tree_size: Type.Integer(),
+    proof: Type.Array(Type.String()),
+  }),
+  consistencyProof: Type.Object({ from: Type.Integer(), to: Type.Integer(), proof: Type.Array(Type.String()) }),
   pushed: Type.Object({ pushed: Type.Integer(), head: Type.String() }),
   pulled: Type.Object({
     contract_id: Type.String(),

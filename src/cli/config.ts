@@ -19,6 +19,10 @@ export interface StartConfig {
   wasmWorkers: number;
   /** Gas budget of one custom predicate evaluation. */
   wasmGasLimit: number;
+  /** The log key's file (`--log-key`), or null: the key kept with the store. */
+  logKeyFile: string | null;
+  /** The checkpoints' origin (`--log-origin`), or null: derived from the log key. */
+  logOrigin: string | null;
 }
 
 /** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
@@ -33,6 +37,8 @@ export interface StartFlags {
   wasm?: boolean;
   wasmWorkers?: string;
   wasmGasLimit?: string;
+  logKey?: string;
+  logOrigin?: string;
 }
 
 /** A configuration value that cannot be used. */
@@ -51,6 +57,8 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   wasm: true,
   wasmWorkers: DEFAULT_WORKERS,
   wasmGasLimit: DEFAULT_GAS_LIMIT,
+  logKeyFile: null,
+  logOrigin: null,
 });
 
 /** Resolves the configuration from flags and environment. */
@@ -65,6 +73,13 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   const rateLimit = pick(flags.rateLimit, "HUB_RATE_LIMIT");
   const wasmWorkers = pick(flags.wasmWorkers, "HUB_WASM_WORKERS");
   const wasmGasLimit = pick(flags.wasmGasLimit, "HUB_WASM_GAS_LIMIT");
+  const logKey = pick(flags.logKey, "HUB_LOG_KEY");
+  const logOrigin = pick(flags.logOrigin, "HUB_LOG_ORIGIN");
+  if (logOrigin && !/^[A-Za-z0-9._/:-]{1,128}$/.test(logOrigin[0])) {
+    throw new ConfigError(
+      `Invalid --log-origin: expected 1 to 128 of A-Z a-z 0-9 . _ / : -, got ${JSON.stringify(logOrigin[0].slice(0, 40))}`,
+    );
+  }
   return {
     host: host?.[0] ?? DEFAULT_CONFIG.host,
     port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
@@ -78,6 +93,8 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     wasmGasLimit: wasmGasLimit
       ? integer(wasmGasLimit, 1, Number.MAX_SAFE_INTEGER, "--wasm-gas-limit")
       : DEFAULT_CONFIG.wasmGasLimit,
+    logKeyFile: logKey?.[0] ?? null,
+    logOrigin: logOrigin?.[0] ?? null,
   };
 }
 

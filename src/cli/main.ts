@@ -30,6 +30,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--no-wasm", "do not run custom WASM predicates (commits that need one get 503)")
     .option("--wasm-workers <n>", "threads for custom predicates (env HUB_WASM_WORKERS; default: one per core)")
     .option("--wasm-gas-limit <n>", "gas per custom predicate evaluation (env HUB_WASM_GAS_LIMIT; default 10000000)")
+    .option("--log-key <file>", "checkpoint signing key file (env HUB_LOG_KEY; default: kept with the store)")
+    .option("--log-origin <origin>", "checkpoint origin (env HUB_LOG_ORIGIN; default contract-hub/<key hash>)")
     .action(async (opts) => {
       // Loaded on demand: the server stack (fastify, SQLite, pg) is not needed by other commands.
       const { startCommand } = await import("./startCommand.js");

@@ -13,6 +13,8 @@ import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
 import { hubOperations } from "../synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../templates/templateCatalogue.js";
+import { LogKey } from "../tlog/LogKey.js";
+import { readLogKeyFile } from "../tlog/logKeyFile.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 
@@ -44,6 +46,15 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     io.err(`contract-hub start: cannot open the store: ${(err as Error).message}`);
     return EXIT_FAILED;
   }
+  let logKey: LogKey;
+  try {
+    const seed = config.logKeyFile ? readLogKeyFile(config.logKeyFile) : await store.logKeySeed();
+    logKey = new LogKey(seed, config.logOrigin ?? undefined);
+  } catch (err) {
+    io.err(`contract-hub start: cannot load the log key: ${(err as Error).message}`);
+    await store.close();
+    return EXIT_FAILED;
+  }
   // Custom predicates run in a pool of worker threads; --no-wasm makes them 503 wasm_disabled.
   const wasm = config.wasm
     ? createWasmRunner({ workers: config.wasmWorkers, gasLimit: config.wasmGasLimit })
@@ -51,6 +62,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   const hub = new Hub({
     store,
     wasm,
+    logKey,
     version: deps.version,
     templates: TEMPLATE_CATALOGUE,
     synthesis: hubOperations(env),
@@ -93,6 +105,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   io.out(
     `WASM      ${config.wasm ? `custom predicates on, ${config.wasmWorkers} worker thread(s)` : "custom predicates off"}`,
   );
+  io.out(`Log       ${logKey.info().verifier_key}`);
 
   const signal = await (deps.stop ?? untilSignal());
   logger.info({ signal }, "shutting down: draining requests");

@@ -71,6 +71,8 @@ export interface WireCommit {
 export interface PulledCommit extends WireCommit {
   body: Operation[];
   timestamp: number;
+  /** Position in the hub's Merkle tree of every commit. */
+  leaf_index?: number;
 }
 
 /** Log entry (spec 2.3, PROTOCOL.md §3), built from the commit's first non-action operation. */
@@ -85,6 +87,8 @@ export interface LogEntry {
   signers: string[];
   timestamp: number;
   action_labels?: string[];
+  /** Position in the hub's Merkle tree of every commit. */
+  leaf_index?: number;
 }
 
 /** Contract ids (PROTOCOL.md §4); see RESERVED_CONTRACT_IDS for the ids no contract may take. */

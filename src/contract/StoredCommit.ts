@@ -23,6 +23,11 @@ export interface StoredCommit {
   leafIndex?: number;
 }
 
+/** `{leaf_index}` of a commit the store has numbered (docs/transparency.md), else nothing. */
+export function leafOf(c: StoredCommit): { leaf_index?: number } {
+  return c.leafIndex === undefined ? {} : { leaf_index: c.leafIndex };
+}
+
 /** The action labels of a commit: the values of its `action` operations, in order. */
 export function actionLabelsOf(data: readonly Operation[]): string[] {
   const labels: string[] = [];
@@ -47,6 +52,7 @@ export function toLogEntry(c: StoredCommit): LogEntry {
     if (c.signers[0] !== undefined) entry.signer = IDENTITY_PREFIX + c.signers[0];
   }
   if (labels.length > 0) entry.action_labels = labels;
+  if (c.leafIndex !== undefined) entry.leaf_index = c.leafIndex;
   return entry;
 }
 
@@ -59,5 +65,5 @@ export function toWireCommit(c: StoredCommit): WireCommit {
 
 /** The pull format: push format plus `body` and `timestamp`. */
 export function toPulledCommit(c: StoredCommit): PulledCommit {
-  return { ...toWireCommit(c), body: c.data, timestamp: c.timestamp };
+  return { ...toWireCommit(c), body: c.data, timestamp: c.timestamp, ...leafOf(c) };
 }

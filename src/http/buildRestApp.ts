@@ -57,7 +57,10 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
           query: (request.query ?? {}) as Record<string, number | string | undefined>,
           body: (request.body ?? {}) as Record<string, unknown>,
         });
-        if (out instanceof Answer) return reply.code(out.status).send(out.body);
+        if (out instanceof Answer) {
+          if (out.type !== undefined) reply.type(out.type);
+          return reply.code(out.status).send(out.body);
+        }
         if (out !== null && typeof out === "object" && "pipe" in out) {
           return reply.code(200).type("application/json").send(out);
         }

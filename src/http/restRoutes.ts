@@ -15,6 +15,8 @@ export class Answer {
   constructor(
     readonly status: number,
     readonly body: unknown,
+    /** Content type, when not JSON. */
+    readonly type?: string,
   ) {}
 }
 
@@ -192,6 +194,38 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: "none",
     schema: { params: S.TemplateParams, response: S.Responses.any },
     run: ({ hub, params }) => hub.getTemplate(params.id!),
+  },
+  {
+    method: "GET",
+    url: "/checkpoint",
+    summary: "The log's signed checkpoint (C2SP signed note, text/plain)",
+    auth: "none",
+    schema: { response: S.Responses.any },
+    run: async ({ hub }) => new Answer(200, (await hub.getCheckpoint()).checkpoint, "text/plain; charset=utf-8"),
+  },
+  {
+    method: "GET",
+    url: "/checkpoint/key",
+    summary: "The log key, its origin and its signed-note verifier key",
+    auth: "none",
+    schema: { response: S.Responses.checkpointKey },
+    run: ({ hub }) => hub.getCheckpointKey(),
+  },
+  {
+    method: "GET",
+    url: "/proofs/inclusion",
+    summary: "Inclusion proof of a commit in the tree of `size` leaves (default: now)",
+    auth: "optional",
+    schema: { querystring: S.InclusionQuery, response: S.Responses.inclusionProof },
+    run: ({ hub, caller, query }) => hub.getInclusionProof(caller, query),
+  },
+  {
+    method: "GET",
+    url: "/proofs/consistency",
+    summary: "Consistency proof between two tree sizes",
+    auth: "none",
+    schema: { querystring: S.ConsistencyQuery, response: S.Responses.consistencyProof },
+    run: ({ hub, query }) => hub.getConsistencyProof(query),
   },
   {
     method: "POST",

@@ -80,6 +80,16 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     run: ({ hub }, p) => hub.getTemplate(p.id as string),
   },
   getAssets: { params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, id(p)) },
+  getCheckpoint: { params: None, run: ({ hub }) => hub.getCheckpoint() },
+  getCheckpointKey: { params: None, run: ({ hub }) => hub.getCheckpointKey() },
+  getInclusionProof: {
+    params: S.InclusionQuery,
+    run: ({ hub, caller }, p) => hub.getInclusionProof(caller, pick(p, "hash", "size")),
+  },
+  getConsistencyProof: {
+    params: S.ConsistencyQuery,
+    run: ({ hub }, p) => hub.getConsistencyProof(pick(p, "from", "to")),
+  },
   register: { params: S.RegisterBody, run: ({ registry }, p) => registry.register(p) },
   grant: {
     params: Type.Object({ contract_id: S.ContractId, ...S.GrantBody.properties }),

@@ -13,6 +13,7 @@ import type { SynthesisOperations } from "../synthesis/hubOperations.js";
 import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
 import type { Template, TemplateSummary } from "../templates/Template.js";
 import type { TemplateCatalogue } from "../templates/templateCatalogue.js";
+import { LogKey } from "../tlog/LogKey.js";
 import { ContractCache } from "./ContractCache.js";
 import { createContract } from "./createContract.js";
 import { EventBus } from "./EventBus.js";
@@ -24,6 +25,13 @@ import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
 import { pushCommits } from "./pushCommits.js";
 import { submitCommit } from "./submitCommit.js";
 import { subscribeCommits } from "./subscribeCommits.js";
+import {
+  CheckpointSigner,
+  checkpointKey,
+  consistencyProof,
+  inclusionProof,
+  type TransparencyParts,
+} from "./transparency.js";
 
 export interface HubOptions extends EngineSettings {
   store: Store;
@@ -38,6 +46,8 @@ export interface HubOptions extends EngineSettings {
   synthesis?: SynthesisOperations;
   /** Listener and replay failures of subscriptions (default: ignored). */
   onError?: (err: unknown) => void;
+  /** The key that signs checkpoints (default: the one kept with the store, default origin). */
+  logKey?: LogKey;
 }
 
 const unavailable = (operation: string) =>
@@ -67,6 +77,8 @@ export class Hub implements HubApi {
   private readonly onError: (err: unknown) => void;
   private readonly ownsStore: boolean;
   private readonly accessListeners = new Set<(contractId: string, identity: string) => void>();
+  private readonly transparency: TransparencyParts;
+  private readonly checkpoints = new CheckpointSigner();
 
   constructor(options: HubOptions, ownsStore = false) {
     this.storage = StorageGuard.of(options.store);
@@ -90,6 +102,12 @@ export class Hub implements HubApi {
     this.synthesis = options.synthesis;
     this.onError = options.onError ?? (() => {});
     this.ownsStore = ownsStore;
+    let logKey: Promise<LogKey> | undefined = options.logKey ? Promise.resolve(options.logKey) : undefined;
+    this.transparency = {
+      store: this.store,
+      logKey: () => (logKey ??= this.store.logKeySeed().then((seed) => new LogKey(seed))),
+      checkReadable: (caller, id) => this.ctx.access(caller, id, "read"),
+    };
   }
 
   /** Closes subscriptions, then the store if the hub opened it. */
@@ -215,6 +233,24 @@ export class Hub implements HubApi {
 
   push(caller: Caller, id: string, body: { commits: WireCommit[] }): Promise<{ pushed: number; head: string }> {
     return pushCommits(this.ctx, caller, id, body);
+  }
+
+  // ---- checkpoints and proofs (transparency.ts) ------------------------------------------
+
+  getCheckpoint() {
+    return this.checkpoints.current(this.transparency);
+  }
+
+  getCheckpointKey() {
+    return checkpointKey(this.transparency);
+  }
+
+  getInclusionProof(caller: Caller, q: { hash?: unknown; size?: unknown }) {
+    return inclusionProof(this.transparency, caller, q);
+  }
+
+  getConsistencyProof(q: { from?: unknown; to?: unknown }) {
+    return consistencyProof(this.transparency, q);
   }
 
   // ---- pull and events ----------------------------------------------------------------

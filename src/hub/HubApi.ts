@@ -4,7 +4,16 @@
  * PROTOCOL.md §4/§8 or throws ContractError, whose code maps through the one error table.
  */
 import type { Caller } from "../api/Caller.js";
-import type { CommitEvent, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type {
+  CheckpointKeyResult,
+  CheckpointResult,
+  CommitEvent,
+  ConsistencyProofResult,
+  InclusionProofResult,
+  PullResult,
+  StateView,
+  SubmitCommitResult,
+} from "../api/responses.js";
 import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 
@@ -51,6 +60,14 @@ export interface HubApi {
     id: string,
     q: { since?: string; limit?: number },
   ): Promise<{ contract_id: string; head: string; commits: AsyncIterable<PulledCommit>; hasMore: () => boolean }>;
+  /** `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now. */
+  getCheckpoint(): Promise<CheckpointResult>;
+  /** `GET /checkpoint/key`: the log key a client pins. */
+  getCheckpointKey(): Promise<CheckpointKeyResult>;
+  /** `GET /proofs/inclusion`: a commit's leaf and inclusion proof (NOT_FOUND when unreadable). */
+  getInclusionProof(caller: Caller, q: { hash?: unknown; size?: unknown }): Promise<InclusionProofResult>;
+  /** `GET /proofs/consistency`. */
+  getConsistencyProof(q: { from?: unknown; to?: unknown }): Promise<ConsistencyProofResult>;
   /** Subscribes to a contract's commits from index `since` (inclusive) or from now; returns the unsubscribe function. */
   subscribe(
     caller: Caller,

@@ -6,6 +6,7 @@ import { ContractError, isContractError } from "../contract/ContractError.js";
 import { acceptCommit, applyDelta, buildCommit, stateView } from "../contract/engine.js";
 import { typeName } from "../contract/hex.js";
 import { operationsFromBody } from "../contract/operationsFromBody.js";
+import { leafOf } from "../contract/StoredCommit.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
@@ -80,6 +81,7 @@ function submitLocked(
         index: stored.index,
         new_state: stateView(state),
         timestamp: stored.timestamp,
+        ...leafOf(stored),
       };
       return { result, created: false };
     }
@@ -93,7 +95,13 @@ function submitLocked(
     const view = stateView(state);
     hub.publish(id, [stored], [view]);
     return {
-      result: { commit_hash: stored.hash, index: stored.index, new_state: view, timestamp: stored.timestamp },
+      result: {
+        commit_hash: stored.hash,
+        index: stored.index,
+        new_state: view,
+        timestamp: stored.timestamp,
+        ...leafOf(stored),
+      },
       created: true,
     };
   });
