@@ -4,7 +4,7 @@
  * one commit row of the SQLite file (through better-sqlite3) is reported at that index.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
@@ -23,6 +23,7 @@ interface VerifyDoc {
   checked: number;
   damaged: number;
   contracts: { contract_id: string; ok: boolean; damage?: { index: number | null; hash?: string } }[];
+  tree: { ok: boolean; size: number; damage?: { leaf_index: number | null; message: string } };
 }
 
 let base: string;
@@ -76,6 +77,8 @@ describe("verify --data-dir", () => {
     assert.equal(ok.ok, true);
     assert.equal(ok.checked, 2);
     assert.deepEqual(ok.contracts.map((c) => c.contract_id).sort(), ids);
+    // Two contracts of a genesis and two pushed commits each: six leaves.
+    assert.deepEqual(ok.tree, { ok: true, size: 6 });
 
     const victim = ids[1]!;
     const db = new Database(join(hub.dataDir, "hub.sqlite"));
@@ -100,6 +103,21 @@ describe("verify --data-dir", () => {
     assert.equal(bad.damage?.index, 2);
     assert.equal(bad.damage?.hash, row.hash);
     assert.equal(doc.contracts.find((c) => c.contract_id !== victim)?.ok, true);
+    // The leaf is the stored hash, which the flip left alone: the tree itself is intact.
+    assert.equal(doc.tree.ok, true);
+  });
+
+  it("reports a tree node that no longer matches the commits", async () => {
+    const dir = join(base, "tree-copy");
+    cpSync(hub.dataDir, dir, { recursive: true });
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.prepare("UPDATE tlog_nodes SET hash = ? WHERE level = 1 AND idx = 1").run("ab".repeat(32));
+    db.close();
+    const r = await cli(["verify", "--data-dir", dir, "--json"], { cwd: base, home: author.home });
+    assert.equal(r.code, 1);
+    const doc = r.json<VerifyDoc>();
+    assert.equal(doc.tree.ok, false);
+    assert.match(doc.tree.damage!.message, /tree node 1:1 differs/);
   });
 
   it("reports a commit row whose JSON no longer parses at its index", async () => {

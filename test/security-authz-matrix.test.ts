@@ -124,6 +124,11 @@ const MATRIX: Record<string, Entry> = {
       return { url: "/access/revoke", body: { access_key: spare.publicKey.toString("hex") } };
     },
   },
+  "GET /checkpoint": { rule: open(200), request: () => ({ url: "/checkpoint" }) },
+  "GET /checkpoint/key": { rule: open(200), request: () => ({ url: "/checkpoint/key" }) },
+  // A private contract's commit is proven only to those who may read the contract.
+  "GET /proofs/inclusion": { rule: read(200), request: (c) => ({ url: `/proofs/inclusion?hash=${c.genesis}` }) },
+  "GET /proofs/consistency": { rule: open(200), request: () => ({ url: "/proofs/consistency?from=1" }) },
   "GET /openapi.json": { rule: open(200), request: () => ({ url: "/openapi.json" }) },
   // Not an upgrade request: the WebSocket route refuses it (after authentication, like any route).
   "GET /ws": { rule: optional(404), request: () => ({ url: "/ws" }) },

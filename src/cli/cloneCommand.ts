@@ -5,6 +5,7 @@ import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { checkUrl, clientFor, type HubFlags, readingKey } from "./workingCopy/hubAccess.js";
+import { checkWorkingCopyLog, fetchLogKey } from "./workingCopy/hubLog.js";
 import { acceptPulled } from "./workingCopy/localLog.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -31,9 +32,12 @@ export function cloneCommand(target: string, dir: string | undefined, opts: HubF
     const { hub, id } = parseContractUrl(target);
     const root = resolve(cli.cwd, dir ?? id);
     const key = readingKey(cli, opts.key, null);
-    const { commits } = await pullAll(clientFor(hub, key), id);
+    const client = clientFor(hub, key);
+    const pinned = await fetchLogKey(client);
+    const { commits } = await pullAll(client, id);
     const { log, state } = await acceptPulled(id, [], commits);
-    WorkingCopy.create(root, { hub, contract_id: id, ...(key ? { key: key.name } : {}) }, log);
+    const wc = WorkingCopy.create(root, { hub, contract_id: id, ...(key ? { key: key.name } : {}) }, log);
+    await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(state);
     report(cli, { contract_id: id, hub, dir: root, commits: log.length, head: state.head, state: view }, () => [
       `Cloned ${id} from ${hub} into ${root}: ${log.length} commits verified`,

@@ -10,6 +10,7 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
+import { checkWorkingCopyLog, fetchLogKey } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
 import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
 import { WORKING_DIR, WorkingCopy } from "./workingCopy/WorkingCopy.js";
@@ -41,10 +42,12 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     // Refused here with the engine's explanation before the hub is asked.
     await acceptGenesis(id, genesis, { timestamp: nowSeconds() });
     const client = clientFor(url, key);
+    const pinned = await fetchLogKey(client);
     await client.push(id, [genesis]);
     const { commits } = await pullAll(client, id);
     const { log, state: contract } = await acceptPulled(id, [], commits);
-    WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, log);
+    const wc = WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, log);
+    await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(contract);
     report(cli, { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view }, () => [
       `Created contract ${id} on ${url}`,

@@ -3,6 +3,7 @@ import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
+import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
 import { fastForward, fetchRemote } from "./workingCopy/sync.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -15,8 +16,11 @@ export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "pull", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
     const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    // Checked first, so a hub that rolled back or forked is named as such, not as a stranger.
+    await checkWorkingCopyLog(wc, client);
     const remote = await fetchRemote(client, wc);
     const outcome = await fastForward(wc, remote.commits);
+    const checkpoint = await checkWorkingCopyLog(wc, client);
     const doc = {
       contract_id: wc.config.contract_id,
       pulled: outcome.pulled.length,
@@ -24,6 +28,7 @@ export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
       head: outcome.head,
       ahead: outcome.ahead,
       state: stateView(outcome.state),
+      log_size: checkpoint.size,
     };
     report(cli, doc, () => {
       const lines = [

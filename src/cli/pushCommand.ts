@@ -5,6 +5,7 @@ import { toWireCommit } from "../contract/StoredCommit.js";
 import { type Cli, progressBar, report, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
+import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
 import { positiveInteger } from "./workingCopy/numbers.js";
 import { fastForward, fetchRemote } from "./workingCopy/sync.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
@@ -25,6 +26,8 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
     const id = wc.config.contract_id;
     const origin = wc.origin();
     const unpushed = wc.readCommits().slice(origin.length);
+    // Nothing is pushed to a hub that rolled back or forked its log.
+    await checkWorkingCopyLog(wc, client);
     if (unpushed.length === 0) {
       report(cli, { contract_id: id, pushed: 0, head: origin.head, ahead: 0 }, () => "Everything up to date");
       return undefined;
@@ -51,12 +54,14 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
     }
     // The hub stamped the commits with its receipt time: take its copies (and anything pushed after ours).
     const outcome = await fastForward(wc, (await fetchRemote(client, wc)).commits);
+    const checkpoint = await checkWorkingCopyLog(wc, client);
     const doc = {
       contract_id: id,
       pushed: result.pushed,
       head: outcome.head,
       ahead: outcome.ahead,
       state: stateView(outcome.state),
+      log_size: checkpoint.size,
     };
     report(cli, doc, () => `Pushed ${result.pushed} commit(s) to ${client.url}; head ${outcome.head.slice(0, 12)}`);
     return undefined;

@@ -6,12 +6,18 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
 import { listContractIds, sqlitePath } from "./verify/contractIds.js";
 import { type ContractReport, verifyStore } from "./verify/verifyStore.js";
+import { type TreeReport, verifyTree } from "./verify/verifyTree.js";
 import { verifyWorkingCopy } from "./verify/verifyWorkingCopy.js";
+import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
+import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 export interface VerifyFlags {
   dataDir?: string;
   databaseUrl?: string;
+  remote?: boolean;
+  hub?: string;
+  key?: string;
   json?: boolean;
 }
 
@@ -29,7 +35,7 @@ function describe(r: ContractReport): string {
  */
 export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "verify", async (cli: Cli) => {
-    if (opts.dataDir === undefined && opts.databaseUrl === undefined) return verifyHere(cli);
+    if (opts.dataDir === undefined && opts.databaseUrl === undefined) return verifyHere(cli, opts);
     const dataDir = resolve(cli.cwd, opts.dataDir ?? ".");
     if (!opts.databaseUrl && !existsSync(sqlitePath(dataDir))) {
       throw new UsageError(`no hub store in ${dataDir} (expected ${sqlitePath(dataDir)})`);
@@ -37,24 +43,49 @@ export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
     const ids = await listContractIds({ dataDir, databaseUrl: opts.databaseUrl ?? null });
     const store = await openStore({ dataDir, databaseUrl: opts.databaseUrl ?? null });
     let reports: ContractReport[];
+    let tree: TreeReport;
     try {
       reports = await verifyStore(store, ids, {
         checks: [assetStoreCheck(ids)],
         onReport: (r) => (cli.json ? undefined : cli.io.out(describe(r))),
       });
+      tree = await verifyTree(store, ids);
     } finally {
       await store.close();
     }
+    if (!cli.json) {
+      cli.io.out(
+        tree.ok
+          ? `ok       log tree: ${tree.size} leaves`
+          : `DAMAGED  log tree: ${tree.damage!.leaf_index === null ? "" : `leaf ${tree.damage!.leaf_index}: `}${tree.damage!.message}`,
+      );
+    }
     const damaged = reports.filter((r) => !r.ok).length;
-    report(cli, { ok: damaged === 0, checked: reports.length, damaged, contracts: reports }, () =>
-      damaged === 0 ? `${reports.length} contract(s) verified` : `${damaged} of ${reports.length} contract(s) damaged`,
+    const ok = damaged === 0 && tree.ok;
+    report(cli, { ok, checked: reports.length, damaged, contracts: reports, tree }, () =>
+      damaged > 0
+        ? `${damaged} of ${reports.length} contract(s) damaged`
+        : tree.ok
+          ? `${reports.length} contract(s) verified`
+          : `${reports.length} contract(s) verified; the log tree is damaged`,
     );
-    return damaged === 0 ? EXIT_OK : EXIT_FAILED;
+    return ok ? EXIT_OK : EXIT_FAILED;
   });
 }
 
-async function verifyHere(cli: Cli): Promise<number> {
-  const r = await verifyWorkingCopy(WorkingCopy.find(cli.cwd));
-  report(cli, r, () => describe(r));
-  return r.ok ? EXIT_OK : EXIT_FAILED;
+async function verifyHere(cli: Cli, opts: VerifyFlags): Promise<number> {
+  const wc = WorkingCopy.find(cli.cwd);
+  const r = await verifyWorkingCopy(wc);
+  if (!r.ok || !opts.remote) {
+    report(cli, r, () => describe(r));
+    return r.ok ? EXIT_OK : EXIT_FAILED;
+  }
+  // A failed log check throws a CORRUPTED error naming the hub, both sizes and the check: exit 1.
+  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+  const checkpoint = await checkWorkingCopyLog(wc, client);
+  report(cli, { ...r, log_size: checkpoint.size }, () => [
+    describe(r),
+    `ok       hub log: ${checkpoint.size} commits, consistent with the last check, head included`,
+  ]);
+  return EXIT_OK;
 }

@@ -122,6 +122,9 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
     .description("Check a working copy, or with --data-dir every contract of a hub's store")
     .option("--data-dir <dir>", "the hub's SQLite data directory")
     .option("--database-url <url>", "the hub's PostgreSQL database")
+    .option("--remote", "also check the hub's signed log: consistency and the inclusion of the head")
+    .option("--hub <url>", "with --remote: the hub (default: the working copy's)")
+    .option("--key <name>", "with --remote: the key that signs requests (private contracts)")
     .option("--json", "print one JSON document")
     .action(async (opts) => setExit(await (await import("./verifyCommand.js")).verifyCommand(opts, io)));
   hubOptions(

@@ -164,6 +164,28 @@ export class HubClient {
     return msg.result as T;
   }
 
+  /** `GET /checkpoint`: the signed checkpoint note, as text (check it with checkHubLog, never trust it). */
+  async checkpoint(): Promise<string> {
+    const res = await this.#send("GET", `${this.url}/checkpoint`, "/checkpoint");
+    if (!res.ok) return readBody<never>(res);
+    return res.text();
+  }
+
+  /** `GET /checkpoint/key`: the log key to pin (at clone or init, not on every call). */
+  checkpointKey(): Promise<{ origin: string; public_key: string; verifier_key: string }> {
+    return this.get("/checkpoint/key");
+  }
+
+  /** `GET /proofs/inclusion`. */
+  inclusionProof(hash: string, size?: number): Promise<{ leaf_index: number; tree_size: number; proof: string[] }> {
+    return this.get("/proofs/inclusion", { hash, size });
+  }
+
+  /** `GET /proofs/consistency`. */
+  consistencyProof(from: number, to: number): Promise<{ from: number; to: number; proof: string[] }> {
+    return this.get("/proofs/consistency", { from, to });
+  }
+
   /** Opens a WebSocket to the REST port (authenticated with the access key, when set). */
   connect(): Promise<HubSocket> {
     return HubSocket.connect(this.url, this.#key);

@@ -30,7 +30,9 @@ describe("REST routes over a real hub", () => {
 
   test("every GET route of the table answers 200 for a stored contract and commit", async () => {
     for (const route of REST_ROUTES.filter((r) => r.method === "GET")) {
-      const url = urlOf(route.url, route.url.startsWith("/templates") ? "escrow" : id, genesis);
+      // The proof routes' required query parameters.
+      const query = { "/proofs/inclusion": `?hash=${genesis}`, "/proofs/consistency": "?from=1" }[route.url] ?? "";
+      const url = urlOf(route.url, route.url.startsWith("/templates") ? "escrow" : id, genesis) + query;
       const res = route.auth === "required" ? await t.signed({ method: "GET", url }) : await t.app.inject({ url });
       assert.equal(res.statusCode, 200, `${route.url}: ${res.body}`);
     }

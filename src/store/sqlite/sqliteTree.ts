@@ -51,6 +51,8 @@ export function backfillSqliteLeaves(db: Database.Database, sql: Sql): void {
     const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);
     appendSqliteLeaves(sql, commits);
     const set = sql("UPDATE commits SET leaf_index = ? WHERE contract_id = ? AND idx = ?");
-    rows.forEach((r, i) => set.run(commits[i]!.leafIndex, r.contract_id, r.idx));
+    rows.forEach((r, i) => {
+      set.run(commits[i]!.leafIndex, r.contract_id, r.idx);
+    });
   }).immediate();
 }

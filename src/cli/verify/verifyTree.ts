@@ -1,0 +1,68 @@
+/**
+ * `verify --data-dir`'s check of the hub's Merkle tree (docs/transparency.md): the leaves are
+ * recomputed from the stored commits (every commit has exactly one leaf, leaves 0..n-1 with
+ * no gap), the tree is rebuilt from them, and every stored node and the stored size must
+ * equal the rebuilt ones. Nodes are compared a batch at a time, so memory stays small.
+ */
+import type { Store } from "../../store/Store.js";
+import { appendNodes, leafHash, nodeKey } from "../../tlog/merkle.js";
+import { frontierOf } from "../../tlog/proofs.js";
+
+export interface TreeReport {
+  ok: boolean;
+  /** Leaves found (stored commits). */
+  size: number;
+  damage?: { leaf_index: number | null; message: string };
+}
+
+const BATCH = 4096;
+
+/** Checks the tree of `store` over the commits of contracts `ids` (every contract in it). */
+export async function verifyTree(store: Store, ids: readonly string[]): Promise<TreeReport> {
+  const leaves: string[] = [];
+  for (const id of ids) {
+    try {
+      for await (const c of store.readCommits(id)) {
+        if (c.leafIndex === undefined) {
+          return damaged(leaves.length, null, `commit ${c.index} of ${id} (${c.hash}) has no leaf in the tree`);
+        }
+        if (leaves[c.leafIndex] !== undefined) {
+          return damaged(leaves.length, c.leafIndex, `leaf ${c.leafIndex} is given to two commits`);
+        }
+        leaves[c.leafIndex] = c.hash;
+      }
+    } catch (err) {
+      return damaged(leaves.length, null, `cannot read the commits of ${id}: ${(err as Error).message}`);
+    }
+  }
+  const size = leaves.length;
+  for (let i = 0; i < size; i++) {
+    if (leaves[i] === undefined) return damaged(size, i, `leaf ${i} belongs to no stored commit`);
+  }
+  const stored = await store.treeSize();
+  if (stored !== size) return damaged(size, null, `the stored tree size is ${stored}, but ${size} commits are stored`);
+  let frontier = new Map<string, Uint8Array>();
+  for (let start = 0; start < size; start += BATCH) {
+    const batch = leaves.slice(start, start + BATCH).map((h) => leafHash(Buffer.from(h, "hex")));
+    const nodes = appendNodes(start, frontier, batch);
+    let found: Map<string, Buffer>;
+    try {
+      found = await store.readTreeNodes(nodes);
+    } catch (err) {
+      return damaged(size, null, (err as Error).message);
+    }
+    for (const n of nodes) {
+      if (!found.get(nodeKey(n))!.equals(n.hash)) {
+        return damaged(size, n.level === 0 ? n.index : null, `tree node ${nodeKey(n)} differs from the commits' tree`);
+      }
+    }
+    const all = new Map<string, Uint8Array>(frontier);
+    for (const n of nodes) all.set(nodeKey(n), n.hash);
+    frontier = new Map(frontierOf(start + batch.length).map((id) => [nodeKey(id), all.get(nodeKey(id))!]));
+  }
+  return { ok: true, size };
+}
+
+function damaged(size: number, leaf: number | null, message: string): TreeReport {
+  return { ok: false, size, damage: { leaf_index: leaf, message } };
+}

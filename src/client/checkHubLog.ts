@@ -1,0 +1,100 @@
+/**
+ * The client's side of the hub's transparency log (docs/transparency.md): nothing the hub
+ * says is taken on trust. A checkpoint must carry the pinned log key's signature; it must
+ * extend the newest checkpoint the client verified before (a smaller tree is a rollback, a
+ * tree that does not contain the old one is a fork); and the client's head commit must be
+ * proven to be in it. Each failure is a CORRUPTED error naming the check
+ * (`details.reason`: `log_signature`, `log_rollback`, `log_fork`, `log_inclusion`).
+ */
+import { ContractError } from "../contract/ContractError.js";
+import { CheckpointError, verifyCheckpoint } from "../tlog/checkpoint.js";
+import { leafHash, verifyConsistency, verifyInclusion } from "../tlog/merkle.js";
+import type { HubClient } from "./HubClient.js";
+
+/** The log key a client pinned: the hub's origin and ed25519 public key (hex). */
+export interface PinnedLogKey {
+  origin: string;
+  public_key: string;
+}
+
+/** A checkpoint the client verified: its size, root (hex) and the note itself. */
+export interface VerifiedCheckpoint {
+  size: number;
+  root: string;
+  note: string;
+}
+
+export type LogCheck = "signature" | "rollback" | "fork" | "inclusion";
+
+type ProofSource = Pick<HubClient, "url" | "checkpoint" | "consistencyProof" | "inclusionProof">;
+
+const fail = (
+  check: LogCheck,
+  hub: string,
+  message: string,
+  kept: VerifiedCheckpoint | null,
+  seen: { size: number } | null,
+) =>
+  new ContractError("CORRUPTED", `Hub ${hub} failed the ${check} check: ${message}`, {
+    reason: `log_${check}`,
+    check,
+    hub,
+    kept_size: kept?.size ?? null,
+    hub_size: seen?.size ?? null,
+  });
+
+const bytes = (hex: readonly string[]) => hex.map((h) => Buffer.from(h, "hex"));
+
+/**
+ * Fetches the hub's checkpoint and checks it against `pinned` and `kept` (the newest
+ * verified before, or null), then the inclusion of `head` (a commit hash, or null). Returns
+ * the checkpoint to keep from now on; throws a CORRUPTED error naming the failed check.
+ */
+export async function checkHubLog(
+  client: ProofSource,
+  pinned: PinnedLogKey,
+  kept: VerifiedCheckpoint | null,
+  head: string | null,
+): Promise<VerifiedCheckpoint> {
+  const hub = client.url;
+  const publicKey = Buffer.from(pinned.public_key.replace(/^ed25519:/, ""), "hex");
+  const note = await client.checkpoint();
+  let seen: { size: number; root: Buffer };
+  try {
+    seen = verifyCheckpoint(note, pinned.origin, publicKey);
+  } catch (err) {
+    if (!(err instanceof CheckpointError)) throw err;
+    throw fail("signature", hub, err.message, kept, null);
+  }
+  const fresh: VerifiedCheckpoint = { size: seen.size, root: seen.root.toString("hex"), note };
+  if (kept !== null && kept.size > 0) {
+    if (seen.size < kept.size) {
+      throw fail("rollback", hub, `its log shrank from ${kept.size} to ${seen.size} commits`, kept, seen);
+    }
+    const proof = seen.size === kept.size ? [] : (await client.consistencyProof(kept.size, seen.size)).proof;
+    if (!verifyConsistency(kept.size, seen.size, Buffer.from(kept.root, "hex"), seen.root, bytes(proof))) {
+      throw fail(
+        "fork",
+        hub,
+        `its log of ${seen.size} commits does not extend the log of ${kept.size} seen before`,
+        kept,
+        seen,
+      );
+    }
+  }
+  if (head !== null) {
+    let proven = false;
+    try {
+      const p = await client.inclusionProof(head, seen.size);
+      proven =
+        p.tree_size === seen.size &&
+        verifyInclusion(leafHash(Buffer.from(head, "hex")), p.leaf_index, seen.size, bytes(p.proof), seen.root);
+    } catch (err) {
+      if (!(err instanceof ContractError) || (err.code !== "NOT_FOUND" && err.code !== "INVALID_REQUEST")) throw err;
+    }
+    if (!proven) {
+      throw fail("inclusion", hub, `commit ${head} is not proven to be in its log of ${seen.size}`, kept, seen);
+    }
+  }
+  return fresh;
+}
