@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type TestApp, testApp } from "./support/testApps.js";
 import { parseVerifierKey, verifyCheckpoint } from "../src/tlog/checkpoint.js";
 import { leafHash, verifyConsistency, verifyInclusion } from "../src/tlog/merkle.js";
+import { type TestApp, testApp } from "./support/testApps.js";
 
 const bytes = (hex: string[]) => hex.map((h) => Buffer.from(h, "hex"));
 
