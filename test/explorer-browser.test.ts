@@ -193,6 +193,20 @@ describe("explorer in a real browser", { skip }, () => {
     assert.equal(await page.evaluate(() => (globalThis as unknown as { explorerMarker?: number }).explorerMarker), 42);
     await page.screenshot({ path: join(ARTIFACTS, "explorer-contract-deposited.png"), fullPage: true });
   });
+
+  it("verifies the head's inclusion in the hub's signed log in the browser", async () => {
+    const mark = page.locator('#head-verified[data-verified="true"]');
+    await mark.waitFor();
+    const { leaf_index } = await live.rest.inclusionProof((await live.rest.getState(id)).head);
+    assert.match(
+      (await mark.textContent()) ?? "",
+      new RegExp(`Verified in your browser: the head is leaf ${leaf_index} `),
+    );
+    assert.match(
+      (await page.locator("#checkpoint pre.checkpoint").textContent()) ?? "",
+      /^contract-hub\/[0-9a-f]{16}\n/,
+    );
+  });
 });
 
 describe("explorer templates and synthesis in a real browser", { skip }, () => {

@@ -13,6 +13,7 @@ import { type LiveStatus, subscribeCommits } from "../live.js";
 import { modelView, statesNamed } from "../modelView.js";
 import { assetsPanel } from "./contract/assetsPanel.js";
 import type { Contract, ContractPageContext, Panel, StateView } from "./contract/ContractPageContext.js";
+import { checkpointPanel } from "./contract/checkpointPanel.js";
 import { dataPanel } from "./contract/dataPanel.js";
 import { explainPanel } from "./contract/explainPanel.js";
 import { logPanel } from "./contract/logPanel.js";
@@ -59,6 +60,7 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
     dataPanel(ctx),
     logPanel(ctx),
     assetsPanel(ctx),
+    checkpointPanel(ctx),
   ];
   mount(app, h("h1", {}, "Contract ", h("code", {}, id)), ...panels.map((p) => p.root));
 
