@@ -28,7 +28,19 @@ const BY_CONTRACT = new Set([
   "listGrants",
   "getAssets",
 ]);
-const GUARDED = new Set([...BY_CONTRACT, ...WRITES, "listContracts", "getAccessKey", "listAccessKeys", "getSend"]);
+const GUARDED = new Set([
+  ...BY_CONTRACT,
+  ...WRITES,
+  "listContracts",
+  "getAccessKey",
+  "listAccessKeys",
+  "getSend",
+  // The transparency log's reads (docs/transparency.md).
+  "treeSize",
+  "readTreeNodes",
+  "findLeaf",
+  "logKeySeed",
+]);
 
 /** At most one probe a second; `/health` waits for a running probe at most this long. */
 const PROBE_INTERVAL_MS = 1000;
