@@ -7,8 +7,9 @@
  * client retries, and what was acknowledged before stays acknowledged.
  *
  * The fault ends when a write succeeds again (any call, for an unreachable database), or
- * when a health probe, the smallest durable write the store has (an already-expired request
- * nonce), commits: writes resume without a restart.
+ * when a health probe, a durable write of 64 KiB (an already-expired request nonce), commits,
+ * tried at most once a second and not within a second of the last failure: writes resume
+ * without a restart.
  */
 import { randomBytes } from "node:crypto";
 import type { Store } from "./Store.js";
@@ -45,6 +46,12 @@ const GUARDED = new Set([
 /** At most one probe a second; `/health` waits for a running probe at most this long. */
 const PROBE_INTERVAL_MS = 1000;
 const PROBE_WAIT_MS = 250;
+/**
+ * Bytes the probe writes (as 1 KiB nonces, keys and index entries besides): about a large
+ * commit, since a nearly full disk may still take a tiny write (SQLite reuses WAL space)
+ * while refusing every real one.
+ */
+const PROBE_BYTES = 64 * 1024;
 /** The access key of probe nonces: not hex, so no registered key can collide with it. */
 const PROBE_KEY = "storage-probe";
 
@@ -90,7 +97,9 @@ export class StorageGuard {
   async fault(): Promise<StorageFaultReason | null> {
     if (this.#fault === null) return null;
     const now = Date.now();
-    if (this.#probing === null && now - this.#lastProbe >= PROBE_INTERVAL_MS) {
+    // Not within a second of the last failure: the write that just failed is the better witness.
+    const settled = now - this.#fault.since >= PROBE_INTERVAL_MS;
+    if (this.#probing === null && settled && now - this.#lastProbe >= PROBE_INTERVAL_MS) {
       this.#lastProbe = now;
       this.#probing = this.#probe().finally(() => {
         this.#probing = null;
@@ -110,7 +119,10 @@ export class StorageGuard {
 
   async #probe(): Promise<void> {
     try {
-      await this.#inner.useNonce(PROBE_KEY, randomBytes(16).toString("hex"), 0);
+      // Many 1 KiB nonces at once: SQLite commits them in one group transaction, and no single
+      // row outgrows an index entry (PostgreSQL refuses b-tree entries beyond ~2.7 KB).
+      const nonces = Array.from({ length: PROBE_BYTES / 1024 }, () => randomBytes(512).toString("hex"));
+      await Promise.all(nonces.map((nonce) => this.#inner.useNonce(PROBE_KEY, nonce, 0)));
       this.#fault = null;
     } catch (err) {
       this.#noteFailure(err);
