@@ -65,4 +65,9 @@ export interface EngineContext {
    * serves other requests (docs/benchmarks.md, "The hub").
    */
   verifyOnThreadpool?: boolean;
+  /**
+   * Decide a proposal (a commit still collecting signatures): required signature predicates
+   * that fail only for want of signatures count as satisfiable (see step.ts).
+   */
+  optimisticSignatures?: boolean;
 }

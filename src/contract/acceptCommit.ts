@@ -64,6 +64,7 @@ export async function acceptCommit(
       parent: commit.parent,
       input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
       wasm,
+      ...(ctx.optimisticSignatures === true ? { optimisticSignatures: true } : {}),
     },
     actionLabelsOf(ops),
   );

@@ -31,7 +31,28 @@ export interface CommitFacts {
   wasm: WasmRunner | null;
   /** Predicate results of this commit by property key, so each is evaluated once. */
   cache: Map<string, PredicateResult>;
+  /**
+   * Judge a proposal "complete except for signatures": a required (`+`) signature predicate
+   * holds when the signatures it lacks could still be added, i.e. as if every key had signed.
+   * Forbidden (`-`) ones still see only the signatures present: more signatures never help them.
+   */
+  optimisticSignatures?: boolean;
 }
+
+/** The predicates that only look at who signed the commit. */
+export const SIGNATURE_PREDICATES: ReadonlySet<string> = new Set([
+  "signed_by",
+  "threshold",
+  "any_signed",
+  "all_signed",
+]);
+
+/** A signer set holding every key: a signature predicate then fails only for reasons other than missing signatures. */
+const EVERY_KEY: ReadonlySet<string> = new (class extends Set<string> {
+  override has(): boolean {
+    return true;
+  }
+})();
 
 /** Builds the facts of a commit. */
 export function commitFacts(init: Omit<CommitFacts, "labels" | "cache">, actionLabels: readonly string[]): CommitFacts {
@@ -95,6 +116,15 @@ async function evaluateCustom(p: Property, facts: CommitFacts): Promise<Predicat
 /** Whether property `p` (canonical, sign ignored) holds for the commit. */
 export async function propertyHolds(p: Property, facts: CommitFacts): Promise<PredicateResult> {
   if (!isPredicate(p)) return { valid: facts.labels.has(p.name), gas_used: 0, errors: [] };
+  if (facts.optimisticSignatures === true && p.sign === "+" && SIGNATURE_PREDICATES.has(p.name)) {
+    const key = `signable:${propertyKey(p)}`;
+    let result = facts.cache.get(key);
+    if (result === undefined) {
+      result = evaluateBuiltin(p.name, p.args ?? [], { ...facts.input, signers: EVERY_KEY })!;
+      facts.cache.set(key, result);
+    }
+    return result;
+  }
   const key = propertyKey(p);
   const cached = facts.cache.get(key);
   if (cached !== undefined) return cached;
@@ -158,7 +188,8 @@ async function judge(
   return failed;
 }
 
-async function enabled(
+/** Whether transition `t` takes the commit (every property as its sign says, sensitive operations covered). */
+export async function transitionEnabled(
   t: LtsTransition,
   facts: CommitFacts,
   needs: { labels: string[]; paths: string[] },
@@ -187,7 +218,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
       const t = lts.transitions[lts.succEdge[i]!]!;
-      if (await enabled(t, facts, needs)) next.add(t.to);
+      if (await transitionEnabled(t, facts, needs)) next.add(t.to);
     }
   }
   if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };

@@ -1,0 +1,70 @@
+/**
+ * The engine's decision on a proposal: a commit that may still lack signatures. It is judged
+ * like any commit, except that a required signature predicate that fails only for want of
+ * signatures counts as satisfiable; `missing` then says whose signatures would complete it.
+ */
+
+import { acceptCommit, type StateDelta } from "./acceptCommit.js";
+import type { WireCommit } from "./Commit.js";
+import { isContractError } from "./ContractError.js";
+import type { ContractState } from "./ContractState.js";
+import type { EngineContext } from "./EngineContext.js";
+import { DEFAULT_LIMITS } from "./limits.js";
+import { type MissingSignature, missingSignatures } from "./missingSignatures.js";
+import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
+import { commitFacts } from "./step.js";
+import { validateCommitShape } from "./validateCommitShape.js";
+
+export type ProposalDecision =
+  /** Every predicate holds: the commit can be appended as it is. */
+  | { complete: true; commit: WireCommit; stored: StoredCommit; delta: StateDelta }
+  /** Valid except for signatures; `signers` are the keys whose signatures verified. */
+  | { complete: false; commit: WireCommit; signers: string[]; missing: MissingSignature[] };
+
+/**
+ * Decides `raw` as a proposal for the next commit of `state`. Throws the ContractError a commit
+ * would get for anything but missing signatures (shape 400, parent 409, a signature present
+ * that does not verify, no transition even with every signature, a rule, an asset check: 422).
+ * Asset hooks run at most once per call: the first, full attempt fails before them when a
+ * signature is missing, and only then is the commit judged again "except for signatures".
+ */
+export async function decideProposal(
+  state: ContractState,
+  raw: unknown,
+  ctx: EngineContext,
+): Promise<ProposalDecision> {
+  const commit = ctx.prevalidated
+    ? (raw as WireCommit)
+    : validateCommitShape(raw, { contractId: state.contractId, limits: ctx.limits ?? DEFAULT_LIMITS });
+  const shaped = { ...ctx, prevalidated: true };
+  let firstError: unknown;
+  try {
+    const { stored, delta } = await acceptCommit(state, commit, shaped);
+    return { complete: true, commit, stored, delta };
+  } catch (err) {
+    if (!isContractError(err, "VALIDATION_FAILED") || err.details?.reason !== "no_transition") throw err;
+    firstError = err;
+  }
+  const { stored } = await acceptCommit(state, commit, { ...shaped, optimisticSignatures: true });
+  const base = {
+    contractId: state.contractId,
+    hash: commit.hash,
+    parent: commit.parent,
+    input: {
+      data: state.data,
+      ops: commit.data,
+      signers: new Set(stored.signers),
+      attestations: stored.attestations ?? [],
+      timestamp: ctx.timestamp,
+    },
+    wasm: ctx.wasm ?? null,
+  };
+  const labels = actionLabelsOf(commit.data);
+  const actual = commitFacts(base, labels);
+  const signable = commitFacts({ ...base, optimisticSignatures: true }, labels);
+  const missing = await missingSignatures(state, actual, signable);
+  // Only a custom predicate that reads the signer list could enable a transition here and not
+  // above; such a commit is not waiting for signatures, so it keeps its first answer.
+  if (missing.length === 0) throw firstError;
+  return { complete: false, commit, signers: stored.signers, missing };
+}
