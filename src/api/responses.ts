@@ -3,9 +3,11 @@
  * their TypeBox schemas (./schemas.ts); responses are built by the core from the engine's
  * types, so these name those types rather than restate them.
  */
-import type { LogEntry, PulledCommit } from "../contract/Commit.js";
+import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
+import type { MissingSignature } from "../contract/missingSignatures.js";
 import type { StateView } from "../contract/stateView.js";
 
+export type { MissingSignature } from "../contract/missingSignatures.js";
 export type { StateView, ValidAction } from "../contract/stateView.js";
 
 export interface SubmitCommitResult {
@@ -59,4 +61,20 @@ export interface CommitEvent {
   contract_id: string;
   commit: LogEntry;
   state: StateView;
+}
+
+/** A commit being co-signed on the hub: the proposal object of the REST, JSON-RPC and event bodies. */
+export interface ProposalView {
+  hash: string;
+  contract_id: string;
+  parent: string;
+  data: WireCommit["data"];
+  signatures: Record<string, string>;
+  attestations?: NonNullable<WireCommit["head"]["attestations"]>;
+  status: "open" | "committed" | "stale" | "withdrawn" | "expired";
+  missing: MissingSignature[];
+  proposer: string;
+  created_at: number;
+  expires_at: number;
+  commit_index?: number;
 }

@@ -137,6 +137,35 @@ const LogEntry = Type.Object({
   leaf_index: Type.Optional(Type.Integer()),
 });
 
+/** Proposals: a commit assembled on the hub while its signers add their signatures. */
+export const ProposalQuery = Type.Object({
+  status: Type.Optional(Type.String({ description: "open (default), committed, stale, withdrawn or expired" })),
+  ...PageQuery.properties,
+});
+export const ProposeBody = Type.Object({ commit: Type.Unknown({ description: "A push-format commit" }) });
+export const SignProposalBody = Type.Object({
+  signatures: Type.Unknown({ description: '{"<state path or ed25519:hex>": "<signature hex>"}' }),
+});
+const MissingSignature = Type.Object({
+  predicate: Type.String(),
+  signers: Type.Array(Type.String()),
+  needed: Type.Integer(),
+});
+const Proposal = Type.Object({
+  hash: Type.String(),
+  contract_id: Type.String(),
+  parent: Type.String(),
+  data: Type.Array(Type.Unknown()),
+  signatures: Type.Record(Type.String(), Type.String()),
+  attestations: Type.Optional(Type.Array(Type.Unknown())),
+  status: Type.String(),
+  missing: Type.Array(MissingSignature),
+  proposer: Type.String(),
+  created_at: Type.Integer(),
+  expires_at: Type.Integer(),
+  commit_index: Type.Optional(Type.Integer()),
+});
+
 /** Response shapes, for the OpenAPI document only (responses are written as plain JSON). */
 export const Responses = {
   health: Type.Object({ status: Type.String(), version: Type.String(), storage: Type.Optional(Type.String()) }),
@@ -178,4 +207,6 @@ export const Responses = {
   revoked: Type.Object({ access_key: Type.String(), revoked_at: Type.Integer() }),
   granted: Type.Object({ contract_id: Type.String(), identity: Type.String(), role: Type.String() }),
   any: Type.Unknown(),
+  proposal: Type.Object({ proposal: Proposal, commit: Type.Optional(Type.Unknown()) }),
+  proposals: Type.Object({ proposals: Type.Array(Proposal) }),
 };

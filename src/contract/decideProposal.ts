@@ -46,6 +46,23 @@ export async function decideProposal(
     firstError = err;
   }
   const { stored } = await acceptCommit(state, commit, { ...shaped, optimisticSignatures: true });
+  const missing = await proposalMissing(state, commit, stored.signers, ctx);
+  // Only a custom predicate that reads the signer list could enable a transition here and not
+  // above; such a commit is not waiting for signatures, so it keeps its first answer.
+  if (missing.length === 0) throw firstError;
+  return { complete: false, commit, signers: stored.signers, missing };
+}
+
+/**
+ * `missing` of a proposal of the next commit of `state`, given the keys whose signatures it
+ * holds (verified on arrival): the signature predicates of the cheapest transition it could take.
+ */
+export function proposalMissing(
+  state: ContractState,
+  commit: WireCommit,
+  signers: readonly string[],
+  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+): Promise<MissingSignature[]> {
   const base = {
     contractId: state.contractId,
     hash: commit.hash,
@@ -53,18 +70,16 @@ export async function decideProposal(
     input: {
       data: state.data,
       ops: commit.data,
-      signers: new Set(stored.signers),
-      attestations: stored.attestations ?? [],
+      signers: new Set(signers),
+      attestations: commit.head.attestations ?? [],
       timestamp: ctx.timestamp,
     },
     wasm: ctx.wasm ?? null,
   };
   const labels = actionLabelsOf(commit.data);
-  const actual = commitFacts(base, labels);
-  const signable = commitFacts({ ...base, optimisticSignatures: true }, labels);
-  const missing = await missingSignatures(state, actual, signable);
-  // Only a custom predicate that reads the signer list could enable a transition here and not
-  // above; such a commit is not waiting for signatures, so it keeps its first answer.
-  if (missing.length === 0) throw firstError;
-  return { complete: false, commit, signers: stored.signers, missing };
+  return missingSignatures(
+    state,
+    commitFacts(base, labels),
+    commitFacts({ ...base, optimisticSignatures: true }, labels),
+  );
 }

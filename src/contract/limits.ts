@@ -16,6 +16,10 @@ export interface Limits {
   modelStates: number;
   modelCheckBudget: number;
   wasmMemoryPages: number;
+  /** Open proposals per contract (past it: 429). */
+  openProposals: number;
+  /** Seconds until an open proposal expires. */
+  proposalLifetimeSeconds: number;
 }
 
 /** The defaults of PROTOCOL.md §13. */
@@ -34,6 +38,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   modelStates: 100_000,
   modelCheckBudget: 100_000_000,
   wasmMemoryPages: 256,
+  openProposals: 100,
+  proposalLifetimeSeconds: 7 * 24 * 3600,
 });
 
 /** The defaults with some limits overridden. */

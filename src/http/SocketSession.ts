@@ -25,7 +25,7 @@ export interface SocketContext extends RpcContext {
 interface Subscription {
   contractId: string;
   ready: boolean;
-  queue: CommitEvent[];
+  queue: Array<CommitEvent | { proposal: unknown }>;
   stop: (() => void) | null;
 }
 
@@ -116,12 +116,23 @@ export class SocketSession {
     const id = `s${this.#next++}`;
     const sub: Subscription = { contractId, ready: false, queue: [], stop: null };
     this.#subs.set(id, sub);
+    const deliver = (event: CommitEvent | { proposal: unknown }) => {
+      if (sub.ready) this.#notify(id, event);
+      else sub.queue.push(event);
+    };
     try {
-      sub.stop = await this.#options.hub.subscribe(this.caller, contractId, since, (event) => {
-        if (sub.ready) this.#notify(id, event);
-        else sub.queue.push(event);
-      });
+      const stopCommits = await this.#options.hub.subscribe(this.caller, contractId, since, deliver);
+      sub.stop = stopCommits;
+      // The same subscription carries the contract's proposal events (created, signed, committed, withdrawn).
+      const stopProposals = await this.#options.hub.subscribeProposals(this.caller, contractId, (proposal) =>
+        deliver({ proposal }),
+      );
+      sub.stop = () => {
+        stopCommits();
+        stopProposals();
+      };
     } catch (err) {
+      sub.stop?.();
       this.#subs.delete(id);
       throw err;
     }
@@ -138,7 +149,16 @@ export class SocketSession {
     return true;
   }
 
-  #notify(subscription: string, event: CommitEvent): void {
+  #notify(subscription: string, event: CommitEvent | { proposal: unknown }): void {
+    if ("proposal" in event) {
+      const contract_id = this.#subs.get(subscription)?.contractId;
+      this.send({
+        jsonrpc: "2.0",
+        method: "proposal",
+        params: { subscription, contract_id, proposal: event.proposal },
+      });
+      return;
+    }
     this.send({ jsonrpc: "2.0", method: "commit", params: { subscription, ...event } });
   }
 

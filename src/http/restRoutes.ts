@@ -30,7 +30,7 @@ export interface RouteContext {
 }
 
 export interface RestRoute {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   url: string;
   summary: string;
   auth: AuthMode;
@@ -162,6 +162,52 @@ export const REST_ROUTES: readonly RestRoute[] = [
       };
       return pullResponse(await hub.pullStream(caller, params.id!, q), q.limit !== undefined);
     },
+  },
+  {
+    method: "POST",
+    url: "/contracts/:id/proposals",
+    summary: "Propose a commit for others to co-sign (appended at once when already complete)",
+    auth: "required",
+    status: 201,
+    // Re-proposing an open or committed proposal's hash answers 200 with it.
+    alsoAnswers: [200],
+    schema: { params: S.IdParams, body: S.ProposeBody, response: S.Responses.proposal },
+    run: async ({ hub, caller, params, body }) => {
+      const { created, ...result } = await hub.propose(caller, params.id!, body);
+      return new Answer(created ? 201 : 200, result);
+    },
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/proposals",
+    summary: "Proposals of one status (default open), newest first",
+    auth: "optional",
+    schema: { params: S.IdParams, querystring: S.ProposalQuery, response: S.Responses.proposals },
+    run: ({ hub, caller, params, query }) => hub.listProposals(caller, params.id!, query),
+  },
+  {
+    method: "GET",
+    url: "/contracts/:id/proposals/:hash",
+    summary: "One proposal, with the signatures it still misses",
+    auth: "optional",
+    schema: { params: S.CommitParams, response: S.Responses.proposal },
+    run: ({ hub, caller, params }) => hub.getProposal(caller, params.id!, params.hash!),
+  },
+  {
+    method: "POST",
+    url: "/contracts/:id/proposals/:hash/signatures",
+    summary: "Add signatures to a proposal (appended once it validates)",
+    auth: "required",
+    schema: { params: S.CommitParams, body: S.SignProposalBody, response: S.Responses.proposal },
+    run: ({ hub, caller, params, body }) => hub.signProposal(caller, params.id!, params.hash!, body),
+  },
+  {
+    method: "DELETE",
+    url: "/contracts/:id/proposals/:hash",
+    summary: "The proposer or the owner withdraws a proposal",
+    auth: "required",
+    schema: { params: S.CommitParams, response: S.Responses.proposal },
+    run: ({ hub, caller, params }) => hub.withdrawProposal(caller, params.id!, params.hash!),
   },
   {
     method: "POST",

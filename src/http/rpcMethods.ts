@@ -70,6 +70,32 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: Type.Object({ contract_id: S.ContractId, ...S.PullQuery.properties }),
     run: ({ hub, caller }, p) => hub.pull(caller, id(p), pick(p, "since", "limit")),
   },
+  propose: {
+    params: Type.Object({ contract_id: S.ContractId, ...S.ProposeBody.properties }),
+    auth: true,
+    run: async ({ hub, caller }, p) => {
+      const { created: _, ...result } = await hub.propose(caller, id(p), { commit: p.commit });
+      return result;
+    },
+  },
+  listProposals: {
+    params: Type.Object({ contract_id: S.ContractId, ...S.ProposalQuery.properties }),
+    run: ({ hub, caller }, p) => hub.listProposals(caller, id(p), pick(p, "status", "limit", "offset")),
+  },
+  getProposal: {
+    params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
+    run: ({ hub, caller }, p) => hub.getProposal(caller, id(p), p.hash as string),
+  },
+  signProposal: {
+    params: Type.Object({ contract_id: S.ContractId, hash: S.Hash, ...S.SignProposalBody.properties }),
+    auth: true,
+    run: ({ hub, caller }, p) => hub.signProposal(caller, id(p), p.hash as string, { signatures: p.signatures }),
+  },
+  withdrawProposal: {
+    params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
+    auth: true,
+    run: ({ hub, caller }, p) => hub.withdrawProposal(caller, id(p), p.hash as string),
+  },
   synthesize: {
     params: S.SynthesizeBody,
     run: ({ hub, caller }, p) => hub.synthesize(caller, p),

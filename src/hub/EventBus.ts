@@ -7,6 +7,34 @@ import type { LiveCommit, Subscription } from "./Subscription.js";
  */
 export class EventBus {
   private readonly subscriptions = new Map<string, Set<Subscription>>();
+  private readonly proposalListeners = new Map<string, Set<(proposal: unknown) => void>>();
+
+  /** Calls `listener` with each new or changed proposal of the contract; returns the function that stops it. */
+  onProposal(contractId: string, listener: (proposal: unknown) => void): () => void {
+    let set = this.proposalListeners.get(contractId);
+    if (set === undefined) this.proposalListeners.set(contractId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.proposalListeners.get(contractId) === set) this.proposalListeners.delete(contractId);
+    };
+  }
+
+  /** True when someone listens to the contract's proposals. */
+  hasProposalListeners(contractId: string): boolean {
+    return (this.proposalListeners.get(contractId)?.size ?? 0) > 0;
+  }
+
+  /** Delivers a proposal as it now is to the listeners of its contract (a throwing listener does not stop the others). */
+  publishProposal(contractId: string, proposal: unknown): void {
+    for (const listener of this.proposalListeners.get(contractId) ?? []) {
+      try {
+        listener(proposal);
+      } catch {
+        // A listener's failure is its own (a closed socket); the proposal is stored either way.
+      }
+    }
+  }
 
   /** True when someone listens to the contract (writers then compute the state views). */
   hasListeners(contractId: string): boolean {
@@ -43,5 +71,6 @@ export class EventBus {
   closeAll(): void {
     for (const set of this.subscriptions.values()) for (const sub of set) sub.close();
     this.subscriptions.clear();
+    this.proposalListeners.clear();
   }
 }

@@ -1,5 +1,5 @@
 import type { Caller } from "../api/Caller.js";
-import type { CommitEvent, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type { CommitEvent, ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
 import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 import type { WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
@@ -22,6 +22,10 @@ import type { HubApi } from "./HubApi.js";
 import { HubContext } from "./HubContext.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
+import { proposeCommit } from "./proposals/proposeCommit.js";
+import { getProposal, listProposals } from "./proposals/readProposals.js";
+import { signProposal } from "./proposals/signProposal.js";
+import { withdrawProposal } from "./proposals/withdrawProposal.js";
 import { pushCommits } from "./pushCommits.js";
 import { submitCommit } from "./submitCommit.js";
 import { subscribeCommits } from "./subscribeCommits.js";
@@ -308,5 +312,32 @@ export class Hub implements HubApi {
   getTemplate(id: string): Template {
     if (this.templates === undefined) throw unavailable("getTemplate");
     return this.templates.get(id);
+  }
+
+  // ---- proposals (each operation in src/hub/proposals) --------------------------------
+
+  propose(caller: Caller, id: string, body: { commit?: unknown }) {
+    return proposeCommit(this.ctx, caller, id, body);
+  }
+
+  listProposals(caller: Caller, id: string, q: { status?: unknown; limit?: unknown; offset?: unknown }) {
+    return listProposals(this.ctx, caller, id, q);
+  }
+
+  getProposal(caller: Caller, id: string, hash: string) {
+    return getProposal(this.ctx, caller, id, hash);
+  }
+
+  signProposal(caller: Caller, id: string, hash: string, body: { signatures?: unknown }) {
+    return signProposal(this.ctx, caller, id, hash, body);
+  }
+
+  withdrawProposal(caller: Caller, id: string, hash: string) {
+    return withdrawProposal(this.ctx, caller, id, hash);
+  }
+
+  async subscribeProposals(caller: Caller, id: string, listener: (proposal: ProposalView) => void) {
+    await this.ctx.access(caller, id, "read");
+    return this.ctx.bus.onProposal(id, listener as (proposal: unknown) => void);
   }
 }

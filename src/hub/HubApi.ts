@@ -10,6 +10,7 @@ import type {
   CommitEvent,
   ConsistencyProofResult,
   InclusionProofResult,
+  ProposalView,
   PullResult,
   StateView,
   SubmitCommitResult,
@@ -20,10 +21,18 @@ import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 // The request and response types live in src/api, shared with the SDK; they are re-exported
 // here so code above the core can name the whole surface from one file.
 export { ANONYMOUS, type Caller } from "../api/Caller.js";
-export type { CommitEvent, PullResult, StateView, SubmitCommitResult, ValidAction } from "../api/responses.js";
+export type {
+  CommitEvent,
+  MissingSignature,
+  ProposalView,
+  PullResult,
+  StateView,
+  SubmitCommitResult,
+  ValidAction,
+} from "../api/responses.js";
 export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
-export interface HubApi {
+export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
   listContracts(
     caller: Caller,
@@ -90,4 +99,28 @@ export interface HubApi {
   /** UNAVAILABLE when the hub was built without a template catalogue. */
   listTemplates(): unknown;
   getTemplate(id: string): unknown;
+}
+
+/** Proposals (docs/proposals.md): one party proposes a commit, the others add signatures, the hub appends it once complete. */
+export interface ProposalApi {
+  propose(
+    caller: Caller,
+    id: string,
+    body: { commit?: unknown },
+  ): Promise<{ proposal: ProposalView; commit?: SubmitCommitResult; created: boolean }>;
+  listProposals(
+    caller: Caller,
+    id: string,
+    q: { status?: unknown; limit?: unknown; offset?: unknown },
+  ): Promise<{ proposals: ProposalView[] }>;
+  getProposal(caller: Caller, id: string, hash: string): Promise<{ proposal: ProposalView }>;
+  signProposal(
+    caller: Caller,
+    id: string,
+    hash: string,
+    body: { signatures?: unknown },
+  ): Promise<{ proposal: ProposalView; commit?: SubmitCommitResult }>;
+  withdrawProposal(caller: Caller, id: string, hash: string): Promise<{ proposal: ProposalView }>;
+  /** Calls `listener` with each new or changed proposal of a contract the caller may read; returns the unsubscribe function. */
+  subscribeProposals(caller: Caller, id: string, listener: (proposal: ProposalView) => void): Promise<() => void>;
 }

@@ -7,6 +7,9 @@
  */
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { NodeId } from "../tlog/merkle.js";
+import type { ProposalRecord, ProposalStatus } from "./ProposalRecord.js";
+
+export type { ProposalRecord, ProposalStatus, StoredProposalStatus } from "./ProposalRecord.js";
 
 /** A contract's row: identity, position of its head, privacy. */
 export interface ContractRecord {
@@ -62,6 +65,8 @@ export interface AppendExtras {
    * party index so `listContracts` shows private contracts to their parties (PROTOCOL.md §7).
    */
   parties?: PartyPath[];
+  /** The proposal these commits complete: marked committed, with its final signatures, in the same transaction. */
+  proposal?: { hash: string; signatures: Record<string, string> };
 }
 
 /** One `.id` path of a contract and the identity (lower-case hex) now stored there. */
@@ -194,6 +199,33 @@ export interface Store {
    * the data directory; PostgreSQL: a row shared by every instance).
    */
   logKeySeed(): Promise<Buffer>;
+  /**
+   * Stores a new proposal, or reopens a withdrawn or expired one of the same hash, in one
+   * transaction with the count of the contract's open proposals: RATE_LIMITED when `maxOpen`
+   * are open already. An open or committed proposal of that hash is returned unchanged.
+   */
+  saveProposal(
+    proposal: ProposalRecord,
+    q: { maxOpen: number; now: number },
+  ): Promise<{ proposal: ProposalRecord; created: boolean }>;
+  /** The proposal with this hash in this contract, or null. */
+  getProposal(contractId: string, hash: string): Promise<ProposalRecord | null>;
+  /** The contract's proposals whose status (as proposalStatus derives it at `now`) is `status`, newest first. */
+  listProposals(
+    contractId: string,
+    q: { status: ProposalStatus; now: number; limit: number; offset: number },
+  ): Promise<ProposalRecord[]>;
+  /**
+   * Adds signatures to a stored-open proposal, atomically with concurrent additions (so the
+   * last of two racing signers sees both); returns the proposal after it, or null when absent.
+   */
+  addProposalSignatures(
+    contractId: string,
+    hash: string,
+    signatures: Record<string, string>,
+  ): Promise<ProposalRecord | null>;
+  /** Marks a stored-open proposal withdrawn; returns the proposal after it, or null when absent. */
+  withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null>;
 
   /** Write counters (group commit is observable through them). */
   stats(): StoreStats;

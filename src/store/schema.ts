@@ -139,6 +139,28 @@ const TLOG: readonly string[] = [
 ];
 
 /**
+ * Proposals (docs/proposals.md): commits being co-signed. Only `open`, `committed` and
+ * `withdrawn` are stored; `stale` and `expired` are derived from the head and the clock when read.
+ */
+const PROPOSALS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS proposals (
+    contract_id TEXT NOT NULL REFERENCES contracts(id),
+    hash TEXT NOT NULL,
+    parent TEXT NOT NULL,
+    data TEXT NOT NULL,
+    signatures TEXT NOT NULL,
+    attestations TEXT,
+    status TEXT NOT NULL CHECK (status IN ('open', 'committed', 'withdrawn')),
+    proposer TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    commit_index BIGINT,
+    PRIMARY KEY (contract_id, hash)
+  )`,
+  "CREATE INDEX IF NOT EXISTS proposals_by_status ON proposals (contract_id, status, created_at)",
+];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index and add the
  * commits' leaf_index column (SQLite has no `ADD COLUMN IF NOT EXISTS`).
  */
@@ -147,5 +169,6 @@ export function schemaMigrations(partyPathsBackfill: string, addLeafIndex: strin
     { version: 1, statements: [...VERSION_1] },
     { version: 2, statements: [...PARTY_PATHS, partyPathsBackfill] },
     { version: 3, statements: [addLeafIndex, ...TLOG] },
+    { version: 4, statements: [...PROPOSALS] },
   ];
 }

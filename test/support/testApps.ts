@@ -36,7 +36,7 @@ export interface Principal {
 }
 
 export interface SignedInject {
-  method: "GET" | "POST" | "HEAD";
+  method: "GET" | "POST" | "HEAD" | "DELETE";
   url: string;
   body?: unknown;
   /** Exact body text (wins over `body`). */

@@ -13,6 +13,8 @@ import type {
   ContractRecord,
   GrantRole,
   LeafRecord,
+  ProposalRecord,
+  ProposalStatus,
   SendRecord,
   Store,
   StoreStats,
@@ -22,6 +24,7 @@ import { migratePg } from "./migrate.js";
 import { appendInTransaction } from "./pgAppend.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
 import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";
 
 export interface PostgresStoreOptions extends PgLocation {
@@ -369,6 +372,36 @@ export class PostgresStore implements Store {
       [commitHash],
     );
     return row ?? null;
+  }
+
+  async saveProposal(
+    proposal: ProposalRecord,
+    q: { maxOpen: number; now: number },
+  ): Promise<{ proposal: ProposalRecord; created: boolean }> {
+    return this.write((client) => savePgProposal(client, proposal, q));
+  }
+
+  async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
+    return readPgProposal(this.pool, contractId, hash);
+  }
+
+  async listProposals(
+    contractId: string,
+    q: { status: ProposalStatus; now: number; limit: number; offset: number },
+  ): Promise<ProposalRecord[]> {
+    return listPgProposals(this.pool, contractId, q);
+  }
+
+  async addProposalSignatures(
+    contractId: string,
+    hash: string,
+    signatures: Record<string, string>,
+  ): Promise<ProposalRecord | null> {
+    return this.write((client) => addPgSignatures(client, contractId, hash, signatures));
+  }
+
+  async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
+    return this.write((client) => withdrawPgProposal(client, contractId, hash));
   }
 
   stats(): StoreStats {

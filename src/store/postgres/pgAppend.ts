@@ -5,6 +5,7 @@ import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import type { AppendExtras } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
 import { insertCommits } from "./pgCommitRows.js";
+import { markPgCommitted } from "./pgProposals.js";
 import { appendPgLeaves } from "./pgTree.js";
 
 /** Head check under the row lock, leaf numbering (the tree's lock), one batched insert, head update, asset effects, party index, NOTIFY. */
@@ -75,6 +76,10 @@ export async function appendInTransaction(
          ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
       [contractId, [...last.keys()], [...last.values()]],
     );
+  }
+  if (extras.proposal !== undefined) {
+    const hash = extras.proposal.hash;
+    await markPgCommitted(client, contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
   }
   // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
   await client.query("SELECT pg_notify($1, $2)", [channel, `${contractId}:${length + commits.length - 1}`]);

@@ -15,6 +15,8 @@ import type {
   ContractRecord,
   GrantRole,
   LeafRecord,
+  ProposalRecord,
+  ProposalStatus,
   SendRecord,
   Store,
   StoreStats,
@@ -23,6 +25,14 @@ import { applyAssetEffects } from "./applyAssetEffects.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams } from "./commitRows.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { migrate } from "./migrate.js";
+import {
+  addSignaturesSync,
+  listProposalsSync,
+  markCommittedSync,
+  readProposal,
+  saveProposalSync,
+  withdrawSync,
+} from "./sqliteProposals.js";
 import { appendSqliteLeaves, backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
 
 export interface SqliteStoreOptions {
@@ -164,6 +174,10 @@ export class SqliteStore implements Store {
            ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
       );
       for (const p of extras.parties) party.run(contractId, p.path, p.identity);
+    }
+    if (extras.proposal !== undefined) {
+      const hash = extras.proposal.hash;
+      markCommittedSync(this.sql.bind(this), contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
     }
   }
 
@@ -327,6 +341,36 @@ export class SqliteStore implements Store {
 
   async logKeySeed(): Promise<Buffer> {
     return readOrCreateLogKeyFile(join(this.dataDir, "log-key.json"));
+  }
+
+  async saveProposal(
+    proposal: ProposalRecord,
+    q: { maxOpen: number; now: number },
+  ): Promise<{ proposal: ProposalRecord; created: boolean }> {
+    return this.committer.run(() => saveProposalSync(this.sql.bind(this), proposal, q));
+  }
+
+  async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
+    return readProposal(this.sql.bind(this), contractId, hash);
+  }
+
+  async listProposals(
+    contractId: string,
+    q: { status: ProposalStatus; now: number; limit: number; offset: number },
+  ): Promise<ProposalRecord[]> {
+    return listProposalsSync(this.sql.bind(this), contractId, q);
+  }
+
+  async addProposalSignatures(
+    contractId: string,
+    hash: string,
+    signatures: Record<string, string>,
+  ): Promise<ProposalRecord | null> {
+    return this.committer.run(() => addSignaturesSync(this.sql.bind(this), contractId, hash, signatures));
+  }
+
+  async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
+    return this.committer.run(() => withdrawSync(this.sql.bind(this), contractId, hash));
   }
 
   stats(): StoreStats {

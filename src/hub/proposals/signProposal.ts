@@ -1,0 +1,123 @@
+import type { Caller } from "../../api/Caller.js";
+import type { SubmitCommitResult } from "../../api/responses.js";
+import { ContractError, isContractError } from "../../contract/ContractError.js";
+import type { ContractState } from "../../contract/ContractState.js";
+import { verifyCommitSignature } from "../../contract/commitHash.js";
+import { decodeHash, typeName } from "../../contract/hex.js";
+import { DEFAULT_LIMITS } from "../../contract/limits.js";
+import { validateCommitShape } from "../../contract/validateCommitShape.js";
+import { resolveSignerKey } from "../../contract/verifySigners.js";
+import { type ProposalRecord, proposalStatus } from "../../store/ProposalRecord.js";
+import type { HubContext } from "../HubContext.js";
+import { decideUnderLock } from "./decideUnderLock.js";
+import { proposalClosed, proposalNotFound } from "./proposalErrors.js";
+import { type ProposalView, proposalCommit, proposalView } from "./proposalView.js";
+
+/**
+ * `POST /contracts/:id/proposals/:hash/signatures`: anyone who may read the contract uploads
+ * signatures (they, not the caller, are what count). Each is verified on arrival against the
+ * key at its path in the state before the commit, then stored; when the commit then validates
+ * it is appended with every collected signature.
+ */
+export async function signProposal(
+  hub: HubContext,
+  caller: Caller,
+  id: string,
+  hash: string,
+  body: { signatures?: unknown },
+): Promise<{ proposal: ProposalView; commit?: SubmitCommitResult }> {
+  decodeHash(hash, "hash");
+  if (caller.identity === null)
+    throw new ContractError("UNAUTHORIZED", "Authentication is required to sign a proposal", {
+      reason: "unauthenticated",
+    });
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new ContractError("INVALID_REQUEST", `Invalid body: expected an object, got ${typeName(body)}`, {
+      reason: "body_not_object",
+    });
+  const { state } = await hub.access(caller, id, "read");
+  const found = await hub.store.getProposal(id, hash);
+  if (found === null) throw proposalNotFound(id, hash);
+  const settled = await settledAnswer(hub, found, state);
+  if (settled !== null) return settled;
+  const added = checkedSignatures(found, body.signatures, hub.settings.limits ?? DEFAULT_LIMITS);
+  for (const [signer, signature] of Object.entries(added)) {
+    const key = resolveSignerKey(signer, state.data);
+    if (!verifyCommitSignature(hash, key, signature))
+      throw new ContractError("VALIDATION_FAILED", `Signature of "${signer}" does not verify for proposal ${hash}`, {
+        reason: "bad_signature",
+        signer,
+      });
+  }
+  // Stored first, atomically with other signers' additions, so whichever signer stores last
+  // sees every signature and completes the commit, on whichever hub instance it arrives.
+  const merged = await hub.store.addProposalSignatures(id, hash, added);
+  if (merged === null) throw proposalNotFound(id, hash);
+  return hub.locks.run(id, async () => {
+    const { state: now } = await hub.access(caller, id, "read");
+    const answer = await settledAnswer(hub, merged, now);
+    if (answer !== null) return answer;
+    try {
+      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(merged));
+      const current = (await hub.store.getProposal(id, hash))!;
+      const proposal = await proposalView(
+        current,
+        now,
+        hub.now(),
+        hub.settings,
+        "missing" in outcome ? outcome.missing : undefined,
+      );
+      hub.bus.publishProposal(id, proposal);
+      return "committed" in outcome ? { proposal, commit: outcome.committed } : { proposal };
+    } catch (err) {
+      // Another instance appended first: the proposal is committed (200) or now stale (409).
+      if (!isContractError(err, "CONFLICT")) throw err;
+      const again = await hub.access(caller, id, "read");
+      const latest = (await hub.store.getProposal(id, hash))!;
+      const settledNow = await settledAnswer(hub, latest, again.state);
+      if (settledNow !== null) return settledNow;
+      throw err;
+    }
+  });
+}
+
+/**
+ * The answer for a proposal that can no longer take signatures: a committed one is returned as
+ * it is (an idempotent retry), a stale, withdrawn or expired one is 409. Null while open.
+ */
+async function settledAnswer(
+  hub: HubContext,
+  p: ProposalRecord,
+  state: ContractState,
+): Promise<{ proposal: ProposalView } | null> {
+  const status = proposalStatus(p, state.head, hub.now());
+  if (status === "open") return null;
+  if (status === "committed") return { proposal: await proposalView(p, state, hub.now(), hub.settings) };
+  throw proposalClosed(p.hash, status, state.head);
+}
+
+/**
+ * The uploaded signatures, checked as a commit's would be (keys are state paths or identities,
+ * signatures 128 hex characters, at most the per-commit limit together with those collected).
+ */
+function checkedSignatures(p: ProposalRecord, raw: unknown, limits: typeof DEFAULT_LIMITS): Record<string, string> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw) || Object.keys(raw).length === 0)
+    throw new ContractError("INVALID_REQUEST", "`signatures` must be an object with at least one signature", {
+      reason: "signatures_required",
+      field: "signatures",
+    });
+  const commit = proposalCommit(p);
+  const shaped = validateCommitShape(
+    { ...commit, head: { ...commit.head, signatures: raw } },
+    { contractId: p.contractId, limits },
+  );
+  const added = shaped.head.signatures;
+  const total = Object.keys({ ...p.signatures, ...added }).length;
+  if (total > limits.signaturesPerCommit)
+    throw new ContractError(
+      "PAYLOAD_TOO_LARGE",
+      `Proposal ${p.hash} would carry ${total} signatures; the limit is ${limits.signaturesPerCommit} (signaturesPerCommit)`,
+      { reason: "limit_exceeded", limit: "signaturesPerCommit", max: limits.signaturesPerCommit, actual: total },
+    );
+  return added;
+}

@@ -1,0 +1,124 @@
+import type { Attestation, Operation } from "../contract/Commit.js";
+
+/** What the store records of a proposal's life; `stale` and `expired` are derived (see proposalStatus). */
+export type StoredProposalStatus = "open" | "committed" | "withdrawn";
+
+/** Every status a proposal shows. */
+export type ProposalStatus = StoredProposalStatus | "stale" | "expired";
+
+export const PROPOSAL_STATUSES: readonly ProposalStatus[] = ["open", "committed", "stale", "withdrawn", "expired"];
+
+/** A commit being assembled on the hub: its content, the signatures collected so far, and its standing. */
+export interface ProposalRecord {
+  contractId: string;
+  hash: string;
+  parent: string;
+  data: Operation[];
+  /** Signer (state path or `ed25519:<hex>`) → signature hex; every one verified on arrival. */
+  signatures: Record<string, string>;
+  attestations?: Attestation[];
+  status: StoredProposalStatus;
+  /** Identity that proposed it, lower-case hex. */
+  proposer: string;
+  createdAt: number;
+  expiresAt: number;
+  /** Log index of the commit it became, once committed. */
+  commitIndex: number | null;
+}
+
+/**
+ * The status a proposal shows: a stored-open one is `stale` once the contract's head moved past
+ * its parent (it can never be appended), else `expired` from its expiry time on. Deriving both
+ * when read means no sweeper has to visit every proposal each time a head moves or a clock ticks.
+ */
+export function proposalStatus(p: ProposalRecord, head: string, now: number): ProposalStatus {
+  if (p.status !== "open") return p.status;
+  if (p.parent !== head) return "stale";
+  return now >= p.expiresAt ? "expired" : "open";
+}
+
+/**
+ * The SQL condition selecting proposals `p` of contract `c` by derived status (as proposalStatus);
+ * `now` is the placeholder of the current time.
+ */
+export function statusCondition(status: ProposalStatus, now: string): string {
+  switch (status) {
+    case "open":
+      return `p.status = 'open' AND p.parent = c.head AND p.expires_at > ${now}`;
+    case "stale":
+      return "p.status = 'open' AND p.parent <> c.head";
+    case "expired":
+      return `p.status = 'open' AND p.parent = c.head AND p.expires_at <= ${now}`;
+    default:
+      return `p.status = '${status}'`;
+  }
+}
+
+/** A `proposals` row. */
+export interface ProposalRow {
+  contract_id: string;
+  hash: string;
+  parent: string;
+  data: string;
+  signatures: string;
+  attestations: string | null;
+  status: StoredProposalStatus;
+  proposer: string;
+  created_at: number;
+  expires_at: number;
+  commit_index: number | null;
+}
+
+/** The record of a proposals row (JSON columns parsed). */
+export function proposalFromRow(r: ProposalRow): ProposalRecord {
+  const p: ProposalRecord = {
+    contractId: r.contract_id,
+    hash: r.hash,
+    parent: r.parent,
+    data: JSON.parse(r.data),
+    signatures: JSON.parse(r.signatures),
+    status: r.status,
+    proposer: r.proposer,
+    createdAt: Number(r.created_at),
+    expiresAt: Number(r.expires_at),
+    commitIndex: r.commit_index === null ? null : Number(r.commit_index),
+  };
+  if (r.attestations !== null) p.attestations = JSON.parse(r.attestations);
+  return p;
+}
+
+/** The columns of an INSERT INTO proposals, in table order, and their values. */
+export const PROPOSAL_INSERT_COLUMNS =
+  "contract_id, hash, parent, data, signatures, attestations, status, proposer, created_at, expires_at, commit_index";
+
+export function proposalParams(p: ProposalRecord): unknown[] {
+  return [
+    p.contractId,
+    p.hash,
+    p.parent,
+    JSON.stringify(p.data),
+    JSON.stringify(p.signatures),
+    p.attestations === undefined || p.attestations.length === 0 ? null : JSON.stringify(p.attestations),
+    p.status,
+    p.proposer,
+    p.createdAt,
+    p.expiresAt,
+    p.commitIndex,
+  ];
+}
+
+/**
+ * What saving `incoming` does given the `existing` row of that hash (derived status at `now`):
+ * keep an open or committed one, or write (a new proposal, or a withdrawn/expired/stale one reopened).
+ */
+export function keepsExisting(existing: ProposalRecord | null, head: string, now: number): boolean {
+  if (existing === null) return false;
+  const status = proposalStatus(existing, head, now);
+  return status === "open" || status === "committed";
+}
+
+/** The RATE_LIMITED refusal past the open-proposal cap. */
+export const tooManyProposals = (contractId: string, max: number) => ({
+  message: `Contract ${contractId} already has ${max} open proposals (the limit): withdraw one or let it complete first`,
+  details: { reason: "too_many_proposals", limit: max },
+});
