@@ -120,6 +120,16 @@ function restCall(c: HubClient, method: string, p: Record<string, unknown>): Pro
       return c.push(id, p.commits as WireCommit[]);
     case "pull":
       return c.pull(id, p as { since?: string });
+    case "propose":
+      return c.propose(id, p.commit as WireCommit);
+    case "listProposals":
+      return c.listProposals(id, p as { status?: "open" });
+    case "getProposal":
+      return c.getProposal(id, p.hash as string);
+    case "signProposal":
+      return c.signProposal(id, p.hash as string, p.signatures as Record<string, string>);
+    case "withdrawProposal":
+      return c.withdrawProposal(id, p.hash as string);
     case "grant":
       return c.grant(id, p.identity as string, p.role as "reader");
     default:

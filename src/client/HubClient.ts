@@ -5,7 +5,7 @@
  * ContractError with the hub's code and details, exactly as the hub raised them.
  */
 
-import type { PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type { ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
 import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
@@ -27,6 +27,12 @@ export interface HubClientOptions {
 }
 
 type Query = Record<string, string | number | undefined>;
+
+/** A proposal as the hub answers it, with the appended commit once it completed. */
+export interface ProposalAnswer {
+  proposal: ProposalView;
+  commit?: SubmitCommitResult;
+}
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
 
 /** A client of one hub. */
@@ -128,6 +134,30 @@ export class HubClient {
   /** `GET /templates/:id`. */
   getTemplate(id: string): Promise<unknown> {
     return this.get(`/templates/${enc(id)}`);
+  }
+  /** `POST /contracts/:id/proposals`: proposes a push-format commit for others to co-sign. */
+  propose(id: string, commit: WireCommit): Promise<ProposalAnswer> {
+    return this.post(`/contracts/${enc(id)}/proposals`, { commit });
+  }
+  /** `GET /contracts/:id/proposals` (status default open), newest first. */
+  listProposals(
+    id: string,
+    q: { status?: ProposalView["status"]; limit?: number; offset?: number } = {},
+  ): Promise<{ proposals: ProposalView[] }> {
+    return this.get(`/contracts/${enc(id)}/proposals`, q);
+  }
+  /** `GET /contracts/:id/proposals/:hash`. */
+  getProposal(id: string, hash: string): Promise<{ proposal: ProposalView }> {
+    return this.get(`/contracts/${enc(id)}/proposals/${enc(hash)}`);
+  }
+  /** `POST /contracts/:id/proposals/:hash/signatures` (see proposalSignatures to make them). */
+  signProposal(id: string, hash: string, signatures: Record<string, string>): Promise<ProposalAnswer> {
+    return this.post(`/contracts/${enc(id)}/proposals/${enc(hash)}/signatures`, { signatures });
+  }
+  /** `DELETE /contracts/:id/proposals/:hash`: the proposer or the owner withdraws it. */
+  withdrawProposal(id: string, hash: string): Promise<{ proposal: ProposalView }> {
+    const path = `/contracts/${enc(id)}/proposals/${enc(hash)}`;
+    return this.#send("DELETE", this.url + path, path).then((res) => readBody(res));
   }
   /** `POST /register` for an identity seed and an access seed (both sign). */
   register(

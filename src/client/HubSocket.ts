@@ -4,13 +4,20 @@
  * to their subscription's handler.
  */
 import { WebSocket } from "ws";
-import type { CommitEvent } from "../api/responses.js";
+import type { CommitEvent, ProposalView } from "../api/responses.js";
 import { socketAuthParams } from "../auth/signRequest.js";
 import { ContractError } from "../contract/ContractError.js";
 import { isErrorCode } from "../contract/errorCodes.js";
 
 /** A commit notification as delivered to a handler. */
 export type CommitNotification = CommitEvent & { subscription: string };
+
+/** A proposal notification: a proposal of the subscribed contract was created or changed. */
+export interface ProposalNotification {
+  subscription: string;
+  contract_id: string;
+  proposal: ProposalView;
+}
 
 export class HubSocket {
   readonly #ws: WebSocket;
@@ -19,6 +26,8 @@ export class HubSocket {
   readonly #closedHandlers = new Map<string, (reason: string) => void>();
   /** Events that arrived before their handler: ws may deliver the answer and the first events in one tick. */
   readonly #early = new Map<string, CommitNotification[]>();
+  readonly #proposalHandlers = new Map<string, (event: ProposalNotification) => void>();
+  readonly #earlyProposals = new Map<string, ProposalNotification[]>();
   #next = 0;
   challenge = "";
   version = "";
@@ -62,7 +71,12 @@ export class HubSocket {
   async subscribe(
     contractId: string,
     onCommit: (event: CommitNotification) => void,
-    options: { since?: number | string; onClosed?: (reason: string) => void } = {},
+    options: {
+      since?: number | string;
+      onClosed?: (reason: string) => void;
+      /** Called for each proposal of the contract created or changed after subscribing. */
+      onProposal?: (event: ProposalNotification) => void;
+    } = {},
   ): Promise<string> {
     const params = { contract_id: contractId, ...(options.since !== undefined ? { since: options.since } : {}) };
     const { subscription } = await this.call<{ subscription: string }>("subscribe", params);
@@ -70,6 +84,11 @@ export class HubSocket {
     if (options.onClosed) this.#closedHandlers.set(subscription, options.onClosed);
     for (const event of this.#early.get(subscription) ?? []) onCommit(event);
     this.#early.delete(subscription);
+    if (options.onProposal) {
+      this.#proposalHandlers.set(subscription, options.onProposal);
+      for (const event of this.#earlyProposals.get(subscription) ?? []) options.onProposal(event);
+    }
+    this.#earlyProposals.delete(subscription);
     return subscription;
   }
 
@@ -77,6 +96,7 @@ export class HubSocket {
   async unsubscribe(subscription: string): Promise<void> {
     this.#handlers.delete(subscription);
     this.#closedHandlers.delete(subscription);
+    this.#proposalHandlers.delete(subscription);
     await this.call("unsubscribe", { subscription });
     this.#early.delete(subscription);
   }
@@ -103,6 +123,12 @@ export class HubSocket {
       const handler = this.#handlers.get(p.subscription);
       if (handler) handler(p);
       else this.#early.set(p.subscription, [...(this.#early.get(p.subscription) ?? []), p]);
+    } else if (msg.method === "proposal") {
+      const p = msg.params as unknown as ProposalNotification;
+      const handler = this.#proposalHandlers.get(p.subscription);
+      if (handler) handler(p);
+      else if (!this.#handlers.has(p.subscription))
+        this.#earlyProposals.set(p.subscription, [...(this.#earlyProposals.get(p.subscription) ?? []), p]);
     } else if (msg.method === "subscription_closed") {
       const sub = String(msg.params?.subscription);
       this.#handlers.delete(sub);
