@@ -98,7 +98,7 @@ describe("proposals over every transport", { timeout: 60_000 }, () => {
       hash: commit.hash,
       contract_id: "c1",
       parent: "a".repeat(64),
-      data: [{ method: "action", value: "RELEASE" }],
+      data: [{ method: "action" as const, value: "RELEASE" }],
     };
     assert.throws(
       () => proposalSignatures(tampered, [{ key: seller.identity.seed }]),
