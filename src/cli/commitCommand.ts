@@ -21,23 +21,28 @@ export interface CommitCommandFlags extends CommitFlags {
  */
 export function commitCommand(value: string | undefined, opts: CommitCommandFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "commit", async (cli: Cli) => {
-    const ops: Operation[] = [];
-    if (opts.post !== undefined) {
-      if (value === undefined) throw new UsageError(`--post ${opts.post} needs a value: commit --post PATH VALUE`);
-      ops.push({ method: "post", path: opts.post, value: postValue(cli, opts.post, value) });
-    } else if (value !== undefined) {
-      throw new UsageError(`unexpected argument ${JSON.stringify(value)} (a value goes with --post PATH)`);
-    }
-    if (opts.model !== undefined) ops.push({ method: "model", path: MODEL_PATH, value: readText(cli, opts.model) });
-    const rules = opts.rule ?? [];
-    if (opts.ruleName !== undefined && rules.length !== 1) throw new UsageError("--rule-name goes with one --rule");
-    for (const file of rules) {
-      const name = opts.ruleName ?? basename(file, extname(file));
-      ops.push({ method: "rule", path: `/rules/${name}.modality`, value: readText(cli, file) });
-    }
-    await commitLocally(cli, opts, ops);
+    await commitLocally(cli, opts, operationsOf(cli, value, opts));
     return undefined;
   });
+}
+
+/** The operations of `commit`'s flags (before the --action ones), shared with `propose`. */
+export function operationsOf(cli: Cli, value: string | undefined, opts: CommitCommandFlags): Operation[] {
+  const ops: Operation[] = [];
+  if (opts.post !== undefined) {
+    if (value === undefined) throw new UsageError(`--post ${opts.post} needs a value: commit --post PATH VALUE`);
+    ops.push({ method: "post", path: opts.post, value: postValue(cli, opts.post, value) });
+  } else if (value !== undefined) {
+    throw new UsageError(`unexpected argument ${JSON.stringify(value)} (a value goes with --post PATH)`);
+  }
+  if (opts.model !== undefined) ops.push({ method: "model", path: MODEL_PATH, value: readText(cli, opts.model) });
+  const rules = opts.rule ?? [];
+  if (opts.ruleName !== undefined && rules.length !== 1) throw new UsageError("--rule-name goes with one --rule");
+  for (const file of rules) {
+    const name = opts.ruleName ?? basename(file, extname(file));
+    ops.push({ method: "rule", path: `/rules/${name}.modality`, value: readText(cli, file) });
+  }
+  return ops;
 }
 
 /** The value typed by the path's extension: JSON for .json, a boolean for .bool, a key for .id, else text. */

@@ -3,6 +3,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo } from "./Io.js";
 import { modelCheckCommand } from "./modelCheckCommand.js";
 import { modelGraphCommand } from "./modelGraphCommand.js";
 import { modelParseCommand } from "./modelParseCommand.js";
+import { registerProposalCommands } from "./registerProposalCommands.js";
 import { registerSynthesizeCommand } from "./synthesizeCommand.js";
 import { registerWorkingCopyCommands } from "./workingCopyCommands.js";
 
@@ -57,6 +58,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .action(async (file: string) => setExit(await modelGraphCommand(file, io)));
   registerSynthesizeCommand(program, io, setExit);
   registerWorkingCopyCommands(program, io, setExit);
+  registerProposalCommands(program, io, setExit);
   return program;
 }
 

@@ -11,6 +11,7 @@ import { type Cli, report, UsageError } from "../cliContext.js";
 import { KeyStore } from "../KeyStore.js";
 import { writingKey } from "./hubAccess.js";
 import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
+import { withProposeHint } from "./proposeHint.js";
 import { WorkingCopy } from "./WorkingCopy.js";
 
 /** Flags shared by the committing commands. */
@@ -53,7 +54,12 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
     data,
     signers.map((k) => ({ key: k.seed })),
   );
-  const stored: StoredCommit = await acceptNext(state, log, commit, nowSeconds());
+  let stored: StoredCommit;
+  try {
+    stored = await acceptNext(state, log, commit, nowSeconds());
+  } catch (err) {
+    throw await withProposeHint(err, state, log, commit);
+  }
   wc.writeCommits(stored.index, [stored]);
   const result: CommitResult = {
     contract_id: id,
