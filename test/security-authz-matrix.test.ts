@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { registrationBody, signRequest } from "../src/auth/signRequest.js";
+import { signCommit } from "../src/contract/commitHash.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { type Principal, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
@@ -108,6 +109,35 @@ const MATRIX: Record<string, Entry> = {
     request: (c) => ({ url: `/contracts/${c.contract}/grant`, body: { identity: grantee.key, role: "reader" } }),
   },
   "GET /contracts/:id/assets": { rule: read(200), request: (c) => ({ url: `/contracts/${c.contract}/assets` }) },
+  // These contracts have no model, so every proposal validates in full and is appended at once.
+  "POST /contracts/:id/proposals": {
+    rule: write(201),
+    request: async (c) => ({ url: `/contracts/${c.contract}/proposals`, body: { commit: await nextCommit(c) } }),
+  },
+  "GET /contracts/:id/proposals": {
+    rule: read(200),
+    request: (c) => ({ url: `/contracts/${c.contract}/proposals?status=committed` }),
+  },
+  "GET /contracts/:id/proposals/:hash": {
+    rule: read(200),
+    request: async (c) => ({ url: `/contracts/${c.contract}/proposals/${await proposed(c)}` }),
+  },
+  // The signatures count, not the caller: anyone authenticated who may read the contract.
+  "POST /contracts/:id/proposals/:hash/signatures": {
+    rule: (k, v) => (unauthenticated(k) ? 401 : v === "private" && k === "stranger" ? 404 : 200),
+    request: async (c) => {
+      const hash = await proposed(c);
+      return {
+        url: `/contracts/${c.contract}/proposals/${hash}/signatures`,
+        body: { signatures: { [`ed25519:${c.principal.key}`]: signCommit(hash, c.principal.identity.seed) } },
+      };
+    },
+  },
+  // The proposer (here the owner) may withdraw; the proposal is committed already, hence 409.
+  "DELETE /contracts/:id/proposals/:hash": {
+    rule: ownerOnly(409),
+    request: async (c) => ({ url: `/contracts/${c.contract}/proposals/${await proposed(c)}` }),
+  },
   "GET /templates": { rule: open(200), request: () => ({ url: "/templates" }) },
   "GET /templates/:id": { rule: open(200), request: () => ({ url: "/templates/escrow" }) },
   "POST /register": {
@@ -135,6 +165,18 @@ const MATRIX: Record<string, Entry> = {
   "GET /": { rule: open(200), request: () => ({ url: "/" }) },
   "GET /assets/*": { rule: open(200), request: () => ({ url: `/assets/${asset}` }) },
 };
+
+/** A commit on the contract's current head. */
+async function nextCommit(c: Cell) {
+  const { head } = await t.hub.getState(t.owner.caller, c.contract);
+  return postsAfter(c.contract, head, 1, `q${serial++}`)[0]!;
+}
+
+/** The hash of a proposal the owner made (committed at once on these model-less contracts). */
+async function proposed(c: Cell): Promise<string> {
+  const { proposal } = await t.hub.propose(t.owner.caller, c.contract, { commit: await nextCommit(c) });
+  return proposal.hash;
+}
 
 /** The entry of a registered route; fastify's HEAD routes answer as their GET does. */
 function entryOf(method: string, url: string): Entry | undefined {

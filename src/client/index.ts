@@ -2,7 +2,15 @@
  * The SDK: what `import … from "contract-hub"` offers. A typed client of every route, the
  * WebSocket subscriptions, and what a client needs to build, hash and sign commits itself.
  */
-export type { CommitEvent, PullResult, StateView, SubmitCommitResult, ValidAction } from "../api/responses.js";
+export type {
+  CommitEvent,
+  MissingSignature,
+  ProposalView,
+  PullResult,
+  StateView,
+  SubmitCommitResult,
+  ValidAction,
+} from "../api/responses.js";
 export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 export type {
   Attestation,
@@ -18,7 +26,8 @@ export { canonicalize } from "../contract/canonicalJson.js";
 export { computeCommitHash, signCommit, verifyCommitSignature } from "../contract/commitHash.js";
 export { type ErrorCode, isErrorCode } from "../contract/errorCodes.js";
 export { generateKeyPair, publicKeyFromSeed, type RawKeyPair } from "../contract/keys.js";
-export { HubClient, type HubClientOptions } from "./HubClient.js";
-export { type CommitNotification, HubSocket } from "./HubSocket.js";
+export { HubClient, type HubClientOptions, type ProposalAnswer } from "./HubClient.js";
+export { type CommitNotification, HubSocket, type ProposalNotification } from "./HubSocket.js";
+export { proposalSignatures, verifiedProposalHash } from "./proposalSignatures.js";
 export { commitHashOfBody, signedSubmitBody, signedWireCommit } from "./signedCommits.js";
 export { type PushProgress, pullAll, pushInBatches } from "./sync.js";

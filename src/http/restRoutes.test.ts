@@ -29,7 +29,8 @@ describe("REST routes over a real hub", () => {
   after(() => t.close());
 
   test("every GET route of the table answers 200 for a stored contract and commit", async () => {
-    for (const route of REST_ROUTES.filter((r) => r.method === "GET")) {
+    // A proposal's own route needs a stored proposal: test/proposals-routes.test.ts covers it.
+    for (const route of REST_ROUTES.filter((r) => r.method === "GET" && !r.url.includes("/proposals/"))) {
       // The proof routes' required query parameters.
       const query = { "/proofs/inclusion": `?hash=${genesis}`, "/proofs/consistency": "?from=1" }[route.url] ?? "";
       const url = urlOf(route.url, route.url.startsWith("/templates") ? "escrow" : id, genesis) + query;
