@@ -14,6 +14,7 @@ import { type MissingSignature, missingSignatures } from "./missingSignatures.js
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
 import { commitFacts } from "./step.js";
 import { validateCommitShape } from "./validateCommitShape.js";
+import { verifySigners } from "./verifySigners.js";
 
 export type ProposalDecision =
   /** Every predicate holds: the commit can be appended as it is. */
@@ -36,7 +37,12 @@ export async function decideProposal(
   const commit = ctx.prevalidated
     ? (raw as WireCommit)
     : validateCommitShape(raw, { contractId: state.contractId, limits: ctx.limits ?? DEFAULT_LIMITS });
-  const shaped = { ...ctx, prevalidated: true };
+  // Signatures are verified once for both judgements below (a stale parent is left for
+  // acceptCommit to report first, as for any commit).
+  const verifiedSigners =
+    ctx.verifiedSigners ??
+    (commit.parent === state.head ? await verifySigners(commit, state.data, ctx.verifyOnThreadpool === true) : []);
+  const shaped = { ...ctx, prevalidated: true, verifiedSigners };
   let firstError: unknown;
   try {
     const { stored, delta } = await acceptCommit(state, commit, shaped);

@@ -25,6 +25,8 @@ export async function decideUnderLock(
   commit: WireCommit,
   /** Runs once the commit is decided, before it is appended (a new proposal is stored here). */
   decided: () => Promise<unknown> = async () => {},
+  /** Keys of signatures verified already (a proposal's, on arrival): not verified again. */
+  verifiedSigners?: string[],
 ): Promise<Outcome> {
   const ledger = hubLedger(hub, caller, id, () => state.data);
   const ctx = engineContext(
@@ -33,7 +35,7 @@ export async function decideUnderLock(
     state.length,
     [],
     { ...hub.settings, assets: ledger },
-    { timestamp: hub.now() },
+    { timestamp: hub.now(), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
   );
   const decision = await decideProposal(state, commit, ctx);
   await decided();

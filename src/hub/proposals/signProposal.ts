@@ -58,7 +58,9 @@ export async function signProposal(
     const answer = await settledAnswer(hub, merged, now);
     if (answer !== null) return answer;
     try {
-      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(merged));
+      // Every stored signature was verified on arrival against this state (its parent is the head).
+      const keys = [...new Set(Object.keys(merged.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
+      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(merged), undefined, keys);
       const current = (await hub.store.getProposal(id, hash))!;
       const proposal = await proposalView(
         current,
