@@ -6,13 +6,16 @@
  * documented 503 is synthesis without a model key), and a refused request stores nothing:
  * the heads and lengths of every contract and the contract count are unchanged. A duplicate
  * member name planted in any object of a body (plain or unicode-escaped) is always
- * `duplicate_key`: REST 400, JSON-RPC -32700.
+ * `duplicate_key`: REST 400, JSON-RPC -32700. Over /ws, hostile `subscribe`/`unsubscribe`/
+ * `authenticate` frames (`since` of every shape) answer a documented error and leave the
+ * socket usable.
  * FUZZ_RUNS (inputs per transport) and FUZZ_SEED replay a run; the seed is printed.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import fc from "fast-check";
 import type { FastifyInstance } from "fastify";
+import { WebSocket } from "ws";
 import { registrationBody, signRequest } from "../src/auth/signRequest.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
@@ -70,6 +73,9 @@ function baseBody(name: string): Record<string, unknown> {
     "/contracts/:id/grant": { identity: t.owner.key, role: "reader" },
     "/register": keys,
     "/access/revoke": { access_key: t.owner.access.publicKey.toString("hex"), identity_pubkey: t.owner.key },
+    subscribe: { since: 1 },
+    unsubscribe: { subscription: "s1" },
+    authenticate: { key: t.owner.access.publicKey.toString("hex"), signature: "00".repeat(64) },
   };
   return { contract_id: id, hash: head, limit: 5, ...(bodies[name] ?? {}) };
 }
@@ -332,4 +338,64 @@ test("duplicate member names at any depth: REST 400 and JSON-RPC -32700, both du
     }),
     { numRuns: Math.max(50, Math.floor(RUNS / 4)), seed: SEED },
   );
+});
+
+test("WebSocket: hostile subscribe, unsubscribe and authenticate frames answer a documented error; the socket stays usable", async () => {
+  const url = await t.app.listen({ host: "127.0.0.1", port: 0 });
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`);
+  const answers = new Map<number, (msg: Record<string, unknown>) => void>();
+  let closed = false;
+  ws.on("close", () => {
+    closed = true;
+  });
+  ws.on("message", (data) => {
+    const msg = JSON.parse(String(data)) as Record<string, unknown>;
+    // An unparsable frame is answered with id null: it answers the call in flight.
+    const waiting =
+      typeof msg.id === "number" ? answers.get(msg.id) : msg.id === null ? [...answers.values()][0] : undefined;
+    if (waiting) waiting(msg);
+  });
+  await new Promise((r) => ws.once("message", r));
+  let next = 1;
+  const call = (frame: Buffer, id: number) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to frame ${id}`)), 10_000);
+      answers.set(id, (msg) => {
+        clearTimeout(timer);
+        answers.delete(id);
+        resolve(msg);
+      });
+      // As a text frame (the WebSocket layer itself refuses text that is not UTF-8).
+      ws.send(frame.toString("utf8"));
+    });
+  const arb = fc
+    .constantFrom("subscribe", "unsubscribe", "authenticate")
+    .chain((m) => fc.tuple(fc.constant(m), hostile(baseBody(m))));
+  try {
+    await fc.assert(
+      fc.asyncProperty(arb, async ([method, params]) => {
+        inputs++;
+        const callId = next++;
+        const frame = Buffer.concat([
+          Buffer.from(`{"jsonrpc":"2.0","id":${callId},"method":"${method}","params":`),
+          params,
+          Buffer.from("}"),
+        ]);
+        // A frame over the WebSocket size limit closes the connection by design (docs/api.md).
+        if (Buffer.byteLength(frame.toString("utf8")) > LIMITS.pushBodyBytes) return;
+        const answer = await call(frame, callId);
+        const error = answer.error as { code: number } | undefined;
+        count(`WS ${error?.code ?? "result"}`);
+        if (error !== undefined) assert.ok(RPC_CODES.has(error.code), `${method}: ${JSON.stringify(error)}`);
+        const probeId = next++;
+        const probe = Buffer.from(`{"jsonrpc":"2.0","id":${probeId},"method":"getHealth"}`);
+        const health = await call(probe, probeId);
+        assert.equal((health.result as { status?: string } | undefined)?.status, "ok");
+        assert.equal(closed, false);
+      }),
+      { numRuns: Math.ceil(RUNS / 8), seed: SEED },
+    );
+  } finally {
+    ws.close();
+  }
 });

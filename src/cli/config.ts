@@ -23,6 +23,10 @@ export interface StartConfig {
   logKeyFile: string | null;
   /** The checkpoints' origin (`--log-origin`), or null: derived from the log key. */
   logOrigin: string | null;
+  /** Expensive work per identity (per address when anonymous), CPU-milliseconds a minute; 0 = unlimited. */
+  workBudget: number;
+  /** Anonymous WebSocket connections per address; 0 = no cap. */
+  anonymousSockets: number;
 }
 
 /** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
@@ -39,6 +43,8 @@ export interface StartFlags {
   wasmGasLimit?: string;
   logKey?: string;
   logOrigin?: string;
+  workBudget?: string;
+  anonymousSockets?: string;
 }
 
 /** A configuration value that cannot be used. */
@@ -59,6 +65,8 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   wasmGasLimit: DEFAULT_GAS_LIMIT,
   logKeyFile: null,
   logOrigin: null,
+  workBudget: 5_000,
+  anonymousSockets: 100,
 });
 
 /** Resolves the configuration from flags and environment. */
@@ -80,6 +88,8 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
       `Invalid --log-origin: expected 1 to 128 of A-Z a-z 0-9 . _ / : -, got ${JSON.stringify(logOrigin[0].slice(0, 40))}`,
     );
   }
+  const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
+  const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
   return {
     host: host?.[0] ?? DEFAULT_CONFIG.host,
     port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
@@ -95,6 +105,10 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
       : DEFAULT_CONFIG.wasmGasLimit,
     logKeyFile: logKey?.[0] ?? null,
     logOrigin: logOrigin?.[0] ?? null,
+    workBudget: workBudget ? integer(workBudget, 0, 60_000_000, "--work-budget") : DEFAULT_CONFIG.workBudget,
+    anonymousSockets: anonymousSockets
+      ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
+      : DEFAULT_CONFIG.anonymousSockets,
   };
 }
 

@@ -67,6 +67,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     templates: TEMPLATE_CATALOGUE,
     synthesis: hubOperations(env),
     onError: (err) => logger.error({ err }, "subscription error"),
+    workBudgetMs: config.workBudget,
   });
   // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
   let stopRelay: () => Promise<void>;
@@ -83,6 +84,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     authenticator: new Authenticator({ store: hub.store }),
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: config.rateLimit,
+    anonymousSockets: config.anonymousSockets,
     // Behind a reverse proxy (docs/security.md): "true", or the proxy addresses, comma-separated.
     ...(env.HUB_TRUST_PROXY ? { trustProxy: env.HUB_TRUST_PROXY === "true" ? true : env.HUB_TRUST_PROXY } : {}),
     logger,

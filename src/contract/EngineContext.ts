@@ -1,5 +1,6 @@
 import type { Operation } from "./Commit.js";
 import type { Limits } from "./limits.js";
+import type { RuleChecker } from "./RuleChecker.js";
 import type { StoredCommit } from "./StoredCommit.js";
 
 /** A predicate result (LANGUAGE.md §6). */
@@ -45,6 +46,10 @@ export interface EngineContext {
   readLog?(): AsyncIterable<StoredCommit> | Iterable<StoredCommit>;
   assets?: AssetHooks | null;
   wasm?: WasmRunner | null;
+  /** Runs the model checks of a commit (default: on this thread); the hub runs them off its event loop. */
+  checkRules?: RuleChecker;
+  /** Called between slices of long replays; may wait (to let other work run) or throw to stop. */
+  tick?: () => Promise<void> | void;
   /**
    * Signer keys already verified for this commit (hex), e.g. in parallel for a whole push.
    * When absent the engine verifies the signatures itself.

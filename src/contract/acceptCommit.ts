@@ -6,7 +6,8 @@
 import type { Operation, WireCommit } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import type { ContractState, GoverningModel, RuleRecord } from "./ContractState.js";
-import { checkRule, ruleAnchor } from "./checkRule.js";
+import { ruleAnchor } from "./checkRule.js";
+import { checkRulesInline, type RuleCheck } from "./checkRules.js";
 import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
 import { dataWrites } from "./dataWrites.js";
 import type { AssetOperation, EngineContext } from "./EngineContext.js";
@@ -85,12 +86,13 @@ export async function acceptCommit(
   const modelOp = ops.find((op) => op.method === "model");
   let model = state.model;
   const budget = limits.modelCheckBudget;
+  const check = ctx.checkRules ?? checkRulesInline;
   if (modelOp !== undefined) {
     model = compileGoverningModel(modelOp.value as string, limits);
     const rules = [...state.rules, ...newRules];
     const wanted = new Set(rules.map((r) => r.anchorIndex));
     if (ctx.readLog === undefined) throw new Error("acceptCommit: a MODEL commit needs ctx.readLog to replay the log");
-    const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm);
+    const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm, ctx.tick);
     const own = await step(model.lts, replay.states, facts);
     if (own.next.length === 0) {
       throw new ContractError("VALIDATION_FAILED", "The new model has no transition for the commit that installs it", {
@@ -102,13 +104,19 @@ export async function acceptCommit(
       });
     }
     current = own.next;
-    for (const rule of rules) checkRule(model, rule, replay.statesAt.get(rule.anchorIndex) ?? [], budget);
+    await check(
+      model,
+      rules.map((rule) => ({ rule, anchors: replay.statesAt.get(rule.anchorIndex) ?? [] })),
+      budget,
+    );
   } else if (model !== null && newRules.length > 0) {
+    const checks: RuleCheck[] = [];
     for (const rule of newRules) {
       const anchors =
         rule.anchorIndex === index - 1 ? state.current : await statesAfter(model, state, rule.anchorIndex, ctx);
-      checkRule(model, rule, anchors, budget);
+      checks.push({ rule, anchors });
     }
+    await check(model, checks, budget);
   }
 
   const assetOps: AssetOperation[] = [];
@@ -170,6 +178,7 @@ async function statesAfter(
     index,
     new Set([index]),
     ctx.wasm ?? null,
+    ctx.tick,
   );
   return replay.statesAt.get(index) ?? replay.states;
 }

@@ -1,7 +1,7 @@
 import type { GenesisValue } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { ContractState, type GoverningModel, type RuleRecord } from "./ContractState.js";
-import { checkRule } from "./checkRule.js";
+import { checkRulesInline } from "./checkRules.js";
 import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
 import { dataWrites } from "./dataWrites.js";
 import type { EngineContext } from "./EngineContext.js";
@@ -42,7 +42,14 @@ export async function acceptGenesis(
   const model: GoverningModel | null = genesis.model === null ? null : compileGoverningModel(genesis.model, limits);
   const rules: RuleRecord[] = genesis.rules.map((text) => parseRuleRecord(text, null, 0));
   const current = model === null ? [] : [...model.lts.initialStates].sort((a, b) => a - b);
-  if (model !== null) for (const rule of rules) checkRule(model, rule, current, limits.modelCheckBudget);
+  if (model !== null && rules.length > 0) {
+    const check = ctx.checkRules ?? checkRulesInline;
+    await check(
+      model,
+      rules.map((rule) => ({ rule, anchors: current })),
+      limits.modelCheckBudget,
+    );
+  }
   const data = new Map<string, unknown>(dataWrites(commit.data));
   const signers = ctx.verifiedSigners ?? (ctx.trusted ? [] : await verifySigners(commit, new Map()));
   const stored: StoredCommit = {

@@ -48,28 +48,55 @@ function describeCounterexample(lts: Lts, c: Counterexample): Record<string, unk
   return out;
 }
 
+/** The truth-cache key of a check: the same model, formula and anchors always give the same answer. */
+export function truthKey(model: GoverningModel, rule: RuleRecord, anchors: readonly number[]): string {
+  return `${modelHash(model)}\u0000${printFormula(rule.formula)}\u0000${anchors.join(",")}`;
+}
+
+/** True when the check of `key` is known to hold (and marks it recently used). */
+export function knownTrue(key: string): boolean {
+  if (!truthCache.has(key)) return false;
+  truthCache.delete(key);
+  truthCache.set(key, true);
+  return true;
+}
+
+/** Remembers that the check of `key` holds. */
+export function rememberTrue(key: string): void {
+  truthCache.set(key, true);
+  if (truthCache.size > CACHE_LIMIT) truthCache.delete(truthCache.keys().next().value!);
+}
+
 /**
  * Throws VALIDATION_FAILED unless `rule` holds at `anchors` (state indices) in `model`:
  * `rule_violated` with the failing anchor and a counterexample, `rule_invalid` for a formula
  * the checker refuses (non-monotone, unknown state), `check_budget` past the visit budget.
+ * `meter` receives the visits spent; `total` is the budget named in the message when `budget`
+ * is what is left of a budget shared by several checks.
  */
-export function checkRule(model: GoverningModel, rule: RuleRecord, anchors: readonly number[], budget: number): void {
-  const key = `${modelHash(model)}\u0000${printFormula(rule.formula)}\u0000${anchors.join(",")}`;
-  if (truthCache.has(key)) {
-    truthCache.delete(key);
-    truthCache.set(key, true);
-    return;
-  }
+export function checkRule(
+  model: GoverningModel,
+  rule: RuleRecord,
+  anchors: readonly number[],
+  budget: number,
+  meter?: { visits: number },
+  total = budget,
+): void {
+  const key = truthKey(model, rule, anchors);
+  if (knownTrue(key)) return;
   const name = ruleName(rule);
   let result: ReturnType<typeof checkAt>;
   try {
-    result = checkAt(model.lts, rule.formula, anchors, { budget });
+    result = checkAt(model.lts, rule.formula, anchors, meter ? { budget, meter } : { budget });
   } catch (err) {
     if (err instanceof BudgetExceededError) {
+      const shared = total !== budget;
       throw new ContractError(
         "VALIDATION_FAILED",
-        `Cannot check ${name}: model checking exceeded its budget of ${budget} state visits`,
-        { reason: "check_budget", rule: name, budget },
+        shared
+          ? `Cannot check ${name}: the request's model checks exceeded their budget of ${total} state visits`
+          : `Cannot check ${name}: model checking exceeded its budget of ${budget} state visits`,
+        { reason: "check_budget", rule: name, budget: total },
       );
     }
     if (err instanceof FormulaError || err instanceof ModelError) {
@@ -95,8 +122,7 @@ export function checkRule(model: GoverningModel, rule: RuleRecord, anchors: read
       details,
     );
   }
-  truthCache.set(key, true);
-  if (truthCache.size > CACHE_LIMIT) truthCache.delete(truthCache.keys().next().value!);
+  rememberTrue(key);
 }
 
 /** The anchor of a parsed rule: `$PARENT`/none, or a commit hash. */

@@ -2,6 +2,7 @@ import { acceptCommit, applyDelta } from "./acceptCommit.js";
 import { acceptGenesis } from "./acceptGenesis.js";
 import { ContractError, isContractError } from "./ContractError.js";
 import type { ContractState } from "./ContractState.js";
+import type { RuleChecker } from "./checkRules.js";
 import type { EngineContext, WasmRunner } from "./EngineContext.js";
 import type { Limits } from "./limits.js";
 import { type StoredCommit, toWireCommit } from "./StoredCommit.js";
@@ -16,6 +17,10 @@ export interface ReplayOptions {
   limits?: Limits;
   /** A fresh read of the log from index 0 (for MODEL commits); otherwise the replayed commits are kept in memory. */
   readLog?: () => AsyncIterable<StoredCommit> | Iterable<StoredCommit>;
+  /** Runs the model checks (default: on this thread). */
+  checkRules?: RuleChecker;
+  /** Called before each commit: a long replay yields here (and may be stopped by a throw). */
+  tick?: () => Promise<void> | void;
 }
 
 function corrupted(c: StoredCommit | undefined, index: number, why: string, cause?: unknown): ContractError {
@@ -43,6 +48,7 @@ export async function replayLog(
   let index = 0;
   for await (const c of commits) {
     if (c.index !== index) throw corrupted(c, index, `expected index ${index}, found ${c.index}`);
+    await opts.tick?.();
     const ctx: EngineContext = {
       timestamp: c.timestamp,
       trusted: opts.trusted === true,
@@ -50,6 +56,8 @@ export async function replayLog(
       commitIndex: (hash) => byHash.get(hash) ?? null,
       readLog: opts.readLog ?? (() => seen),
       ...(opts.limits ? { limits: opts.limits } : {}),
+      ...(opts.checkRules ? { checkRules: opts.checkRules } : {}),
+      ...(opts.tick ? { tick: opts.tick } : {}),
       ...(opts.trusted ? { verifiedSigners: c.signers } : {}),
     };
     try {
@@ -63,8 +71,14 @@ export async function replayLog(
       }
       if (!sameList(stored.signers, c.signers)) throw corrupted(c, index, "stored signers differ from the signatures");
     } catch (err) {
-      // UNAVAILABLE (a hub that cannot run a custom predicate) says nothing about the log.
-      if (isContractError(err, "CORRUPTED") || isContractError(err, "UNAVAILABLE")) throw err;
+      // UNAVAILABLE (a hub that cannot run a custom predicate) says nothing about the log, and
+      // a replay stopped by its tick (nobody wants it any more) is not damage either.
+      if (
+        isContractError(err, "CORRUPTED") ||
+        isContractError(err, "UNAVAILABLE") ||
+        (err instanceof Error && err.name === "WorkStopped")
+      )
+        throw err;
       const why = isContractError(err) ? err.message : String(err);
       throw corrupted(c, index, why, err);
     }

@@ -28,12 +28,14 @@ export async function replayStates(
   lastIndex: number,
   wanted: ReadonlySet<number>,
   wasm: WasmRunner | null,
+  tick?: () => Promise<void> | void,
 ): Promise<ReplayProgress> {
   const data = new Map<string, unknown>();
   const statesAt = new Map<number, number[]>();
   let states = [...lts.initialStates].sort((a, b) => a - b);
   for await (const c of log) {
     if (c.index > lastIndex) break;
+    await tick?.();
     if (c.index > 0) {
       const facts = commitFacts(
         {

@@ -21,6 +21,8 @@ export interface HttpOptions {
    * requests are rate-limited by (fastify's `trustProxy`: true, or a list of proxy addresses).
    */
   trustProxy?: boolean | string;
+  /** Anonymous WebSocket connections per client address (default 100; 0 = no cap). */
+  anonymousSockets?: number;
   /** pino logger for request lines and internal errors; false for none. */
   logger?: Logger | false;
   /** Hub version reported in the WebSocket hello. */

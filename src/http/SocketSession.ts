@@ -41,6 +41,8 @@ export class SocketSession {
   readonly #subs = new Map<string, Subscription>();
   #next = 1;
   #closed = false;
+  /** Called once the connection authenticated (it then no longer counts as anonymous). */
+  onAuthenticated: () => void = () => {};
 
   readonly #address: string;
 
@@ -108,6 +110,7 @@ export class SocketSession {
   /** Verifies `authenticate {key, signature}` over this connection's challenge and adopts the caller. */
   async authenticate(key: unknown, signature: unknown): Promise<Caller> {
     this.caller = await this.#options.authenticator.authenticateSocket(this.challenge, key, signature);
+    this.onAuthenticated();
     return this.caller;
   }
 
@@ -121,7 +124,9 @@ export class SocketSession {
       else sub.queue.push(event);
     };
     try {
-      const stopCommits = await this.#options.hub.subscribe(this.caller, contractId, since, deliver);
+      const stopCommits = await this.#options.hub.subscribe(this.caller, contractId, since, deliver, (reason) =>
+        this.#close(id, reason),
+      );
       sub.stop = stopCommits;
       // The same subscription carries the contract's proposal events (created, signed, committed, withdrawn).
       const stopProposals = await this.#options.hub.subscribeProposals(this.caller, contractId, (proposal) =>

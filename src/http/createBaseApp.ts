@@ -94,7 +94,8 @@ export async function createBaseApp(
     // A failed authentication counts against the address, so forged signatures cannot be
     // tried without limit; a verified one against its access key.
     try {
-      request.caller = await resolveCaller(options, request);
+      // The address goes with the caller: anonymous callers' expensive work is budgeted by it.
+      request.caller = { ...(await resolveCaller(options, request)), address: request.ip };
     } catch (err) {
       limiter.take(byIp);
       throw err;

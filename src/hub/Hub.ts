@@ -20,6 +20,8 @@ import { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
 import type { HubApi } from "./HubApi.js";
 import { HubContext } from "./HubContext.js";
+import { HeavyWork } from "./heavy/HeavyWork.js";
+import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
@@ -52,7 +54,14 @@ export interface HubOptions extends EngineSettings {
   onError?: (err: unknown) => void;
   /** The key that signs checkpoints (default: the one kept with the store, default origin). */
   logKey?: LogKey;
+  /** Where expensive work runs and each caller's budget of it (default: the shared worker pool). */
+  work?: HeavyWork;
+  /** Expensive work per identity (per address when anonymous), CPU-milliseconds a minute (default 5,000; 0 = unlimited). */
+  workBudgetMs?: number;
 }
+
+/** Commits past which a pull counts as expensive work (admitted by the caller's work budget). */
+const LONG_PULL = 1000;
 
 const unavailable = (operation: string) =>
   new ContractError("UNAVAILABLE", `This hub does not offer the ${operation} operation`, {
@@ -89,6 +98,8 @@ export class Hub implements HubApi {
     this.store = this.storage.store;
     this.bus = new EventBus();
     this.templates = options.templates;
+    const work =
+      options.work ?? new HeavyWork(options.workBudgetMs !== undefined ? { workBudgetMs: options.workBudgetMs } : {});
     this.ctx = new HubContext({
       store: this.store,
       cache: new ContractCache(options.cacheSize ?? 1000),
@@ -99,7 +110,11 @@ export class Hub implements HubApi {
         limits: options.limits ?? DEFAULT_LIMITS,
         wasm: options.wasm ?? null,
         assets: options.assets ?? null,
+        // The hub's own replays: checks off the event loop, uncharged; long loops yield.
+        checkRules: work.checker(null),
+        tick: yieldSometimes,
       },
+      work,
       templates: options.templates ? (id, params) => options.templates!.instantiate(id, params) : undefined,
     });
     this.version = options.version ?? "0.1.0";
@@ -281,9 +296,20 @@ export class Hub implements HubApi {
     }
     // Bounded by the length read with the head, so `head` and the commits agree.
     const end = limit === undefined ? record.length : Math.min(record.length, from + limit);
+    // A long pull is expensive work of the caller: admitted by its budget, read in slices that
+    // yield to other requests, and charged for its time.
+    if (end - from > LONG_PULL) this.ctx.work.admit(caller);
     const store = this.store;
+    const slice = this.ctx.work.slice(caller);
     async function* commits() {
-      for await (const c of store.readCommits(id, from, end)) yield toPulledCommit(c);
+      try {
+        for await (const c of store.readCommits(id, from, end)) {
+          await slice.tick();
+          yield toPulledCommit(c);
+        }
+      } finally {
+        slice.done();
+      }
     }
     return { contract_id: id, head: record.head, commits: commits(), hasMore: () => end < record.length };
   }
@@ -293,8 +319,9 @@ export class Hub implements HubApi {
     id: string,
     since: number | string | undefined,
     listener: (event: CommitEvent) => void,
+    onClosed?: (reason: "access_lost") => void,
   ): Promise<() => void> {
-    return subscribeCommits(this.ctx, caller, id, since, listener, this.onError);
+    return subscribeCommits(this.ctx, caller, id, since, listener, this.onError, onClosed);
   }
 
   // ---- synthesis and templates --------------------------------------------------------

@@ -77,12 +77,17 @@ export interface HubApi extends ProposalApi {
   getInclusionProof(caller: Caller, q: { hash?: unknown; size?: unknown }): Promise<InclusionProofResult>;
   /** `GET /proofs/consistency`. */
   getConsistencyProof(q: { from?: unknown; to?: unknown }): Promise<ConsistencyProofResult>;
-  /** Subscribes to a contract's commits from index `since` (inclusive) or from now; returns the unsubscribe function. */
+  /**
+   * Subscribes to a contract's commits from index `since` (inclusive) or from now; returns the
+   * unsubscribe function. `onClosed` is told when the hub ends the subscription itself (the
+   * subscriber lost read access); no event follows it.
+   */
   subscribe(
     caller: Caller,
     id: string,
     since: number | string | undefined,
     listener: (event: CommitEvent) => void,
+    onClosed?: (reason: "access_lost") => void,
   ): Promise<() => void>;
   /** `POST /contracts/:id/grant` (owner only): `role` `reader`, `writer` or `none`. */
   grant(

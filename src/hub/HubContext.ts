@@ -10,6 +10,7 @@ import type { ContractCache } from "./ContractCache.js";
 import { replayReachesHead } from "./corruptionChecks.js";
 import type { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
+import type { HeavyWork } from "./heavy/HeavyWork.js";
 import type { KeyedMutex } from "./KeyedMutex.js";
 import { replayStored, stepForward } from "./loadContractState.js";
 import type { LiveCommit } from "./Subscription.js";
@@ -30,6 +31,8 @@ export interface HubParts {
   now: () => number;
   settings: EngineSettings;
   templates: TemplateInstantiator | undefined;
+  /** Where expensive work runs (worker pool, slices) and each caller's budget of it. */
+  work: HeavyWork;
 }
 
 /** A contract, its state and the caller's standing, as an operation needs them. */
@@ -53,6 +56,7 @@ export class HubContext implements HubParts {
   readonly now: () => number;
   readonly settings: EngineSettings;
   readonly templates: TemplateInstantiator | undefined;
+  readonly work: HeavyWork;
   private readonly loading = new Map<string, Promise<ContractState>>();
 
   constructor(parts: HubParts) {
@@ -63,6 +67,7 @@ export class HubContext implements HubParts {
     this.now = parts.now;
     this.settings = parts.settings;
     this.templates = parts.templates;
+    this.work = parts.work;
   }
 
   /**

@@ -13,6 +13,15 @@ export interface LiveCommit {
 export type EventSource = (from: number, to: number) => AsyncIterable<CommitEvent>;
 
 /**
+ * Whether the subscriber may still read the contract (asked before an event is delivered,
+ * see Subscription). False ends the subscription before that event.
+ */
+export type AccessGate = () => Promise<boolean>;
+
+/** Events delivered from one replay between two access checks (a grant may change on another instance). */
+const CHECK_EVERY = 256;
+
+/**
  * One subscriber's ordered, exactly-once view of a contract's log (PROTOCOL.md §9). It keeps
  * the next index it owes the listener: live commits below it are duplicates and dropped;
  * a live commit above it (a replay not finished, another instance's writes, a commit
@@ -25,6 +34,7 @@ export class Subscription {
   private readonly pending: LiveCommit[] = [];
   private pumping = false;
   private closed = false;
+  private unchecked = 0;
 
   constructor(
     readonly contractId: string,
@@ -34,6 +44,9 @@ export class Subscription {
     private readonly listener: (event: CommitEvent) => void,
     private readonly source: EventSource,
     private readonly onError: (err: unknown) => void,
+    /** Re-checks read access (private contracts); on a refusal the subscription closes and `onLost` is told. */
+    private readonly gate: AccessGate | null = null,
+    private readonly onLost: () => void = () => {},
   ) {
     this.next = from;
     this.target = storedLength;
@@ -52,6 +65,8 @@ export class Subscription {
   /** Offers a live commit (called by the EventBus after the store acknowledged it). */
   offer(commit: LiveCommit): void {
     if (this.closed || commit.stored.index < this.next) return;
+    // The head moved: a replay under way re-checks access at its next event.
+    this.unchecked = CHECK_EVERY;
     this.pending.push(commit);
     void this.pump();
   }
@@ -64,6 +79,29 @@ export class Subscription {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /**
+   * Access follows the state: before a live event, before the first event of a replay,
+   * after a live commit arrived during a replay, and every CHECK_EVERY replayed events, the
+   * gate is asked whether the subscriber may read the contract at its stored head; one that
+   * lost read access is cut off before that event. (The head includes every commit a replay
+   * delivers, so a seat change inside the replayed range is seen at its first check.)
+   */
+  private async admits(live: boolean): Promise<boolean> {
+    if (this.gate === null) return true;
+    const due = live || this.unchecked === 0 || this.unchecked >= CHECK_EVERY;
+    if (!due) {
+      this.unchecked++;
+      return true;
+    }
+    this.unchecked = 1;
+    if (await this.gate()) return true;
+    if (!this.closed) {
+      this.close();
+      this.onLost();
+    }
+    return false;
   }
 
   private emit(event: CommitEvent): void {
@@ -82,8 +120,10 @@ export class Subscription {
     try {
       while (!this.closed) {
         if (this.target > this.next) {
+          this.unchecked = 0;
           for await (const event of this.source(this.next, this.target)) {
-            if (this.closed) return;
+            if (this.closed || event.commit.index !== this.next) return;
+            if (!(await this.admits(false))) return;
             this.emit(event);
           }
           // A short read (should not happen: the target was stored) must not loop forever.
@@ -99,11 +139,15 @@ export class Subscription {
           this.target = index + 1;
           continue;
         }
-        this.emit({ contract_id: live.contractId, commit: toLogEntry(live.stored), state: live.view });
+        const event = { contract_id: live.contractId, commit: toLogEntry(live.stored), state: live.view };
+        if (!(await this.admits(true))) return;
+        this.emit(event);
       }
     } catch (err) {
+      // A replay stopped because the subscription closed is the expected end, not a failure.
+      const stopped = this.closed && err instanceof Error && err.name === "WorkStopped";
       this.close();
-      this.onError(err);
+      if (!stopped) this.onError(err);
     } finally {
       this.pumping = false;
     }

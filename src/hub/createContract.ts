@@ -43,7 +43,8 @@ export async function createContract(
       });
     }
     const timestamp = hub.now();
-    const ctx = engineContext(hub.store, id, 0, [], hub.settings, { timestamp });
+    const settings = { ...hub.settings, checkRules: hub.work.checker(caller) };
+    const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
     const { state, stored } = await acceptGenesis(id, commit, ctx);
     const contract = {
       owner: caller.identity!,

@@ -1,3 +1,4 @@
+import type { RuleChecker } from "../contract/checkRules.js";
 import type { AssetHooks, EngineContext, WasmRunner } from "../contract/EngineContext.js";
 import type { Limits } from "../contract/limits.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
@@ -8,6 +9,10 @@ export interface EngineSettings {
   limits?: Limits;
   wasm?: WasmRunner | null;
   assets?: AssetHooks | null;
+  /** Where model checks run (the hub: its worker pool, charged to the caller). */
+  checkRules?: RuleChecker;
+  /** Yields between the steps of long replays (see src/hub/heavy/TimeSlice.ts). */
+  tick?: () => Promise<void> | void;
 }
 
 /**

@@ -14,6 +14,8 @@ export function replayStored(store: Store, record: ContractRecord, settings: Eng
     trusted: true,
     wasm: settings.wasm ?? null,
     ...(settings.limits ? { limits: settings.limits } : {}),
+    ...(settings.checkRules ? { checkRules: settings.checkRules } : {}),
+    ...(settings.tick ? { tick: settings.tick } : {}),
     readLog: () => store.readCommits(id, 0, length),
   });
 }
@@ -32,6 +34,7 @@ export async function stepForward(
   const state = cached.clone();
   const local = { ...settings, assets: null };
   for await (const c of decodedCommits(store.readCommits(record.id, state.length, record.length), state.length)) {
+    await settings.tick?.();
     const ctx = engineContext(store, record.id, c.index, [], local, {
       timestamp: c.timestamp,
       verifiedSigners: c.signers,

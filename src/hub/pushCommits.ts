@@ -9,7 +9,7 @@ import type { StateView } from "../contract/stateView.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
 import type { NewContract } from "../store/Store.js";
 import { hubLedger } from "./assets/hubLedger.js";
-import { engineContext } from "./engineContext.js";
+import { type EngineSettings, engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
 function conflict(head: string | null, message: string, index?: number): ContractError {
@@ -86,8 +86,10 @@ export async function pushCommits(
     let working: ContractState;
     let contract: NewContract | undefined;
     let rest = fresh;
+    // One checker for the whole push: its model checks share one budget.
+    const settings: EngineSettings = { ...hub.settings, checkRules: hub.work.checker(caller) };
     if (state === null) {
-      const ctx = engineContext(hub.store, id, 0, [], hub.settings, { timestamp });
+      const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
       const genesis = await acceptGenesis(id, fresh[0], ctx);
       if (genesis.state.owner !== IDENTITY_PREFIX + caller.identity) {
         throw new ContractError("FORBIDDEN", "A pushed genesis must be owned by the authenticated identity", {
@@ -108,7 +110,7 @@ export async function pushCommits(
     const verifying = startBatchSignatures(working, rest, { prevalidated: true });
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
-    const settings = { ...hub.settings, assets: ledger };
+    settings.assets = ledger;
     for (const [i, c] of rest.entries()) {
       const verified = await verifying[i];
       const ctx = engineContext(hub.store, id, storedLength, stored, settings, {

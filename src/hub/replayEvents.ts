@@ -28,10 +28,14 @@ export async function* replayEvents(
       trusted: true,
       ...(settings.wasm ? { wasm: settings.wasm } : {}),
       ...(settings.limits ? { limits: settings.limits } : {}),
+      ...(settings.checkRules ? { checkRules: settings.checkRules } : {}),
+      ...(settings.tick ? { tick: settings.tick } : {}),
       readLog: () => store.readCommits(contractId, 0, from),
     });
   }
   for await (const c of store.readCommits(contractId, start, to)) {
+    // Long replays yield to other requests between commits (and stop when nobody listens).
+    await settings.tick?.();
     const ctx = engineContext(store, contractId, c.index, [], replaySettings, {
       timestamp: c.timestamp,
       verifiedSigners: c.signers,

@@ -1,6 +1,6 @@
 import type { Caller } from "../api/Caller.js";
 import type { CommitEvent } from "../api/responses.js";
-import { ContractError } from "../contract/ContractError.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
 import { decodeHash } from "../contract/hex.js";
 import type { HubContext } from "./HubContext.js";
 import { nonNegativeInteger } from "./pageQuery.js";
@@ -19,6 +19,7 @@ export async function subscribeCommits(
   since: number | string | undefined,
   listener: (event: CommitEvent) => void,
   onError: (err: unknown) => void,
+  onClosed?: (reason: "access_lost") => void,
 ): Promise<() => void> {
   const { record } = await hub.access(caller, id, "read");
   let from = record.length;
@@ -31,11 +32,24 @@ export async function subscribeCommits(
   } else if (since !== undefined) {
     from = nonNegativeInteger(since, "since")!;
   }
-  const source = (a: number, b: number) => {
+  // A replay is expensive work of the subscriber: admitted by its budget, run in slices
+  // charged to it, and stopped as soon as the subscription closes (its socket went away).
+  if (from < record.length) hub.work.admit(caller);
+  let sub: Subscription | undefined;
+  const slice = hub.work.slice(caller, () => sub?.isClosed === true);
+  const settings = { ...hub.settings, tick: slice.tick };
+  const source = async function* (a: number, b: number) {
     const cached = hub.cache.get(id);
-    return replayEvents(hub.store, id, a, b, hub.settings, cached && cached.length <= a ? cached.clone() : undefined);
+    slice.begin();
+    try {
+      yield* replayEvents(hub.store, id, a, b, settings, cached && cached.length <= a ? cached.clone() : undefined);
+    } finally {
+      slice.done();
+    }
   };
-  const sub = new Subscription(id, from, record.length, listener, source, onError);
+  // On a private contract, access follows the state (a seat, a grant): re-checked before events.
+  const gate = record.private ? () => canStillRead(hub, caller, id) : null;
+  sub = new Subscription(id, from, record.length, listener, source, onError, gate, () => onClosed?.("access_lost"));
   const unsubscribe = hub.bus.add(sub);
   // Commits published between our read and the registration are stored: replay them too.
   const latest = await hub.store.getContract(id);
@@ -43,4 +57,15 @@ export async function subscribeCommits(
   // Deliver after the caller got its unsubscribe handle (and could answer the subscribe request).
   setImmediate(() => sub.start());
   return unsubscribe;
+}
+
+/** Whether `caller` may read contract `id` at its stored head (other failures propagate). */
+async function canStillRead(hub: HubContext, caller: Caller, id: string): Promise<boolean> {
+  try {
+    await hub.access(caller, id, "read");
+    return true;
+  } catch (err) {
+    if (isContractError(err, "NOT_FOUND")) return false;
+    throw err;
+  }
 }

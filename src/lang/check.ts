@@ -13,6 +13,8 @@ export interface CheckOptions {
   budget?: number;
   /** Set false to skip building a counterexample for a failing check. */
   counterexample?: boolean;
+  /** Receives the visits of the evaluation (see EvalOptions.meter). */
+  meter?: { visits: number };
 }
 
 export interface CheckResult {
@@ -38,7 +40,7 @@ export function checkAt(
 ): CheckResult {
   const anchors = resolveAnchors(lts, anchorStates);
   const budget = opts.budget ?? DEFAULT_BUDGET;
-  const satisfying = evaluate(lts, formula, { budget });
+  const satisfying = evaluate(lts, formula, opts.meter ? { budget, meter: opts.meter } : { budget });
   const failed = anchors.find((s) => !satisfying[s]);
   if (failed === undefined) return { holds: true, satisfying, anchors };
   const counterexample = opts.counterexample === false ? undefined : explainFailure(lts, formula, failed, { budget });

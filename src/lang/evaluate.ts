@@ -30,6 +30,8 @@ export interface EvalOptions {
    * Kleene iteration and no reuse: the reference the worklist algorithms are tested against.
    */
   strategy?: "worklist" | "naive";
+  /** Receives the visits this evaluation made (added to `visits`), so a caller can sum a budget over several checks. */
+  meter?: { visits: number };
 }
 
 /** Returns the set of states where the formula holds; throws MonotonicityError, FormulaError, BudgetExceededError. */
@@ -37,7 +39,12 @@ export function evaluate(lts: Lts, formula: Formula, opts: EvalOptions = {}): St
   checkMonotone(formula);
   const naive = opts.strategy === "naive";
   const f = naive ? desugarTemporal(formula, { next: 0 }) : formula;
-  return new Evaluator(lts, opts.budget ?? DEFAULT_BUDGET, naive).eval(f, new Map());
+  const evaluator = new Evaluator(lts, opts.budget ?? DEFAULT_BUDGET, naive);
+  try {
+    return evaluator.eval(f, new Map());
+  } finally {
+    if (opts.meter) opts.meter.visits += evaluator.visitCount;
+  }
 }
 
 /** Indices of the members of a set, ascending. */
@@ -135,6 +142,10 @@ class Evaluator {
       case "gfp":
         return this.fixpoint(f, env);
     }
+  }
+
+  get visitCount(): number {
+    return this.visits;
   }
 
   private charge(visits: number): void {

@@ -1,0 +1,135 @@
+import { isContractError } from "../../contract/ContractError.js";
+import type { GoverningModel } from "../../contract/ContractState.js";
+import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/checkRule.js";
+import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
+import type { Caller } from "../HubApi.js";
+import type { CheckRulesPayload } from "./checkRulesTask.js";
+import { TimeSlice } from "./TimeSlice.js";
+import { WorkBudget } from "./WorkBudget.js";
+import { WorkerPool, workMsOf } from "./WorkerPool.js";
+
+export interface HeavyWorkOptions {
+  /** The pool model checks run on (default: one shared by every hub of the process, sized to the cores). */
+  pool?: WorkerPool;
+  /** Expensive work per caller, CPU-milliseconds a minute (default 5,000; 0 = unlimited). */
+  workBudgetMs?: number;
+  /** Visits a request's checks may spend on the event loop before they move to the pool (default 100,000). */
+  inlineVisits?: number;
+  now?: () => number;
+}
+
+let sharedPool: WorkerPool | undefined;
+
+/** Who pays for a piece of work: an identity, an address, or nobody (the hub's own replays). */
+export function workKey(caller: Caller): string {
+  if (caller.identity !== null) return caller.identity;
+  return `ip:${caller.address ?? "unknown"}`;
+}
+
+/**
+ * Where the hub's expensive work runs and who pays for it: model checks go to a worker pool
+ * (after a short attempt on the event loop, cheaper than the round trip for the small checks
+ * most commits carry), replays and long pulls run in yielding slices, and each caller's
+ * time is charged to its WorkBudget.
+ */
+export class HeavyWork {
+  readonly budget: WorkBudget;
+  readonly #pool: WorkerPool | undefined;
+  readonly #inlineVisits: number;
+
+  constructor(options: HeavyWorkOptions = {}) {
+    this.budget = new WorkBudget(options.workBudgetMs ?? 5_000, options.now);
+    this.#pool = options.pool;
+    this.#inlineVisits = options.inlineVisits ?? 100_000;
+  }
+
+  get pool(): WorkerPool {
+    if (this.#pool !== undefined) return this.#pool;
+    sharedPool ??= new WorkerPool();
+    return sharedPool;
+  }
+
+  /** Refuses `caller` with 429 (`work_budget`) while its allowance is spent. */
+  admit(caller: Caller | null): void {
+    if (caller !== null) this.budget.admit(workKey(caller));
+  }
+
+  /** Charges `ms` of work to `caller` (nothing for the hub's own work). */
+  charge(caller: Caller | null, ms: number): void {
+    if (caller !== null) this.budget.charge(workKey(caller), ms);
+  }
+
+  /** A slicer for `caller`'s long work; its time is charged by `done`. */
+  slice(caller: Caller | null, stopped?: () => boolean): TimeSlice & { done(): void } {
+    const slice = new TimeSlice(stopped) as TimeSlice & { done(): void };
+    slice.done = () => this.charge(caller, slice.finish());
+    return slice;
+  }
+
+  /**
+   * The rule checker of one request of `caller`: every check it runs shares one budget of
+   * visits, however many commits and rules the request carries. `null` is the hub's own
+   * (replays of its store): uncharged, and each call has the whole budget.
+   */
+  checker(caller: Caller | null): RuleChecker {
+    let spent = 0;
+    return async (model, checks, limit) => {
+      const budget = caller === null ? limit : limit - spent;
+      const pending = checks.filter((c) => !knownTrue(truthKey(model, c.rule, c.anchors)));
+      if (pending.length === 0) return;
+      this.admit(caller);
+      const started = performance.now();
+      const meter = { visits: 0 };
+      let done = 0;
+      let offloaded = 0;
+      const trial = Math.min(budget, this.#inlineVisits);
+      try {
+        for (; done < pending.length; done++) {
+          const { rule, anchors } = pending[done]!;
+          checkRule(model, rule, anchors, trial - meter.visits, meter, limit);
+        }
+      } catch (err) {
+        const overTrial = isContractError(err, "VALIDATION_FAILED") && err.details?.reason === "check_budget";
+        if (!overTrial || trial >= budget) throw err;
+      } finally {
+        this.charge(caller, performance.now() - started);
+      }
+      try {
+        if (done < pending.length)
+          offloaded = await this.#offload(caller, model, pending.slice(done), budget - meter.visits, limit);
+      } finally {
+        spent += meter.visits + offloaded;
+      }
+    };
+  }
+
+  async #offload(
+    caller: Caller | null,
+    model: GoverningModel,
+    checks: readonly RuleCheck[],
+    budget: number,
+    total: number,
+  ): Promise<number> {
+    const payload: CheckRulesPayload = {
+      model: model.text,
+      rules: checks.map(({ rule, anchors }) => ({
+        text: rule.text,
+        path: rule.path,
+        anchorIndex: rule.anchorIndex,
+        anchors: [...anchors],
+      })),
+      budget,
+      total,
+    };
+    try {
+      const { ms, result } = await this.pool.run<{ visits: number }>("checkRules", payload);
+      this.charge(caller, ms);
+      for (const { rule, anchors } of checks) rememberTrue(truthKey(model, rule, anchors));
+      return result.visits;
+    } catch (err) {
+      // A failed check (over budget, typically) cost its time too.
+      this.charge(caller, workMsOf(err));
+      throw err;
+    }
+  }
+}
