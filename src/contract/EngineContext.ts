@@ -1,4 +1,5 @@
 import type { Operation } from "./Commit.js";
+import type { GoverningModel } from "./ContractState.js";
 import type { Limits } from "./limits.js";
 import type { RuleChecker } from "./RuleChecker.js";
 import type { StoredCommit } from "./StoredCommit.js";
@@ -48,6 +49,8 @@ export interface EngineContext {
   wasm?: WasmRunner | null;
   /** Runs the model checks of a commit (default: on this thread); the hub runs them off its event loop. */
   checkRules?: RuleChecker;
+  /** Compiles a model text (default: compileGoverningModel); the hub admits and charges big ones to the caller. */
+  compileModel?: (text: string, limits: Limits) => GoverningModel | Promise<GoverningModel>;
   /** Called between slices of long replays; may wait (to let other work run) or throw to stop. */
   tick?: () => Promise<void> | void;
   /**

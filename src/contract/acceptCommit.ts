@@ -88,7 +88,7 @@ export async function acceptCommit(
   const budget = limits.modelCheckBudget;
   const check = ctx.checkRules ?? checkRulesInline;
   if (modelOp !== undefined) {
-    model = compileGoverningModel(modelOp.value as string, limits);
+    model = await (ctx.compileModel ?? compileGoverningModel)(modelOp.value as string, limits);
     const rules = [...state.rules, ...newRules];
     const wanted = new Set(rules.map((r) => r.anchorIndex));
     if (ctx.readLog === undefined) throw new Error("acceptCommit: a MODEL commit needs ctx.readLog to replay the log");

@@ -39,7 +39,8 @@ export async function acceptGenesis(
   }
   const genesis = commit.data[0]!.value as GenesisValue;
   const owner = normalizeIdentity(genesis.owner, "genesis owner");
-  const model: GoverningModel | null = genesis.model === null ? null : compileGoverningModel(genesis.model, limits);
+  const model: GoverningModel | null =
+    genesis.model === null ? null : await (ctx.compileModel ?? compileGoverningModel)(genesis.model, limits);
   const rules: RuleRecord[] = genesis.rules.map((text) => parseRuleRecord(text, null, 0));
   const current = model === null ? [] : [...model.lts.initialStates].sort((a, b) => a - b);
   if (model !== null && rules.length > 0) {

@@ -11,6 +11,8 @@ export interface EngineSettings {
   assets?: AssetHooks | null;
   /** Where model checks run (the hub: its worker pool, charged to the caller). */
   checkRules?: RuleChecker;
+  /** How model texts are compiled (the hub: admitted by and charged to the caller's work budget). */
+  compileModel?: EngineContext["compileModel"];
   /** Yields between the steps of long replays (see src/hub/heavy/TimeSlice.ts). */
   tick?: () => Promise<void> | void;
 }

@@ -87,7 +87,11 @@ export async function pushCommits(
     let contract: NewContract | undefined;
     let rest = fresh;
     // One checker for the whole push: its model checks share one budget.
-    const settings: EngineSettings = { ...hub.settings, checkRules: hub.work.checker(caller) };
+    const settings: EngineSettings = {
+      ...hub.settings,
+      checkRules: hub.work.checker(caller),
+      compileModel: hub.work.compiler(caller),
+    };
     if (state === null) {
       const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
       const genesis = await acceptGenesis(id, fresh[0], ctx);

@@ -86,7 +86,12 @@ function submitLocked(
       return { result, created: false };
     }
     const ledger = hubLedger(hub, caller, id, () => state.data);
-    const settings = { ...hub.settings, assets: ledger, checkRules: hub.work.checker(caller) };
+    const settings = {
+      ...hub.settings,
+      assets: ledger,
+      checkRules: hub.work.checker(caller),
+      compileModel: hub.work.compiler(caller),
+    };
     const ctx = engineContext(hub.store, id, state.length, [], settings, { timestamp: hub.now() });
     const { stored, delta } = await acceptCommit(state, commit, ctx);
     await hub.append(id, state.head, [stored], ledger.extras());

@@ -2,6 +2,8 @@ import { isContractError } from "../../contract/ContractError.js";
 import type { GoverningModel } from "../../contract/ContractState.js";
 import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/checkRule.js";
 import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
+import { compileGoverningModel } from "../../contract/compileGoverningModel.js";
+import type { Limits } from "../../contract/limits.js";
 import type { Caller } from "../HubApi.js";
 import type { CheckRulesPayload } from "./checkRulesTask.js";
 import { TimeSlice } from "./TimeSlice.js";
@@ -19,6 +21,9 @@ export interface HeavyWorkOptions {
 }
 
 let sharedPool: WorkerPool | undefined;
+
+/** Model text length past which compiling it counts as expensive work (admitted by the budget). */
+const BIG_MODEL = 64 * 1024;
 
 /** Who pays for a piece of work: an identity, an address, or nobody (the hub's own replays). */
 export function workKey(caller: Caller): string {
@@ -64,6 +69,24 @@ export class HeavyWork {
     const slice = new TimeSlice(stopped) as TimeSlice & { done(): void };
     slice.done = () => this.charge(caller, slice.finish());
     return slice;
+  }
+
+  /**
+   * The model compiler of `caller`'s requests. Compiling is linear in the model text and runs
+   * on the event loop (its result, a graph of objects, costs as much to copy from a worker as
+   * to build); a big model is admitted by the caller's budget first, and every compile is
+   * charged to it.
+   */
+  compiler(caller: Caller | null): (text: string, limits: Limits) => GoverningModel {
+    return (text, limits) => {
+      if (text.length > BIG_MODEL) this.admit(caller);
+      const started = performance.now();
+      try {
+        return compileGoverningModel(text, limits);
+      } finally {
+        this.charge(caller, performance.now() - started);
+      }
+    };
   }
 
   /**
