@@ -111,7 +111,7 @@ export class Hub implements HubApi {
         wasm: options.wasm ?? null,
         assets: options.assets ?? null,
         // The hub's own replays: checks off the event loop, uncharged; long loops yield.
-        checkRules: work.checker(null),
+        checkRules: work.ownChecker(),
         tick: yieldSometimes,
       },
       work,

@@ -43,7 +43,7 @@ export async function createContract(
       });
     }
     const timestamp = hub.now();
-    const settings = { ...hub.settings, checkRules: hub.work.checker(caller), compileModel: hub.work.compiler(caller) };
+    const settings = { ...hub.settings, ...hub.work.forRequest(caller) };
     const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
     const { state, stored } = await acceptGenesis(id, commit, ctx);
     const contract = {

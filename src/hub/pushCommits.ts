@@ -89,8 +89,7 @@ export async function pushCommits(
     // One checker for the whole push: its model checks share one budget.
     const settings: EngineSettings = {
       ...hub.settings,
-      checkRules: hub.work.checker(caller),
-      compileModel: hub.work.compiler(caller),
+      ...hub.work.forRequest(caller),
     };
     if (state === null) {
       const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });

@@ -89,8 +89,7 @@ function submitLocked(
     const settings = {
       ...hub.settings,
       assets: ledger,
-      checkRules: hub.work.checker(caller),
-      compileModel: hub.work.compiler(caller),
+      ...hub.work.forRequest(caller),
     };
     const ctx = engineContext(hub.store, id, state.length, [], settings, { timestamp: hub.now() });
     const { stored, delta } = await acceptCommit(state, commit, ctx);

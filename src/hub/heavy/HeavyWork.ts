@@ -4,6 +4,7 @@ import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/che
 import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
 import { compileGoverningModel } from "../../contract/compileGoverningModel.js";
 import type { Limits } from "../../contract/limits.js";
+import type { EngineSettings } from "../engineContext.js";
 import type { Caller } from "../HubApi.js";
 import type { CheckRulesPayload } from "./checkRulesTask.js";
 import { TimeSlice } from "./TimeSlice.js";
@@ -72,14 +73,33 @@ export class HeavyWork {
   }
 
   /**
-   * The model compiler of `caller`'s requests. Compiling is linear in the model text and runs
-   * on the event loop (its result, a graph of objects, costs as much to copy from a worker as
-   * to build); a big model is admitted by the caller's budget first, and every compile is
-   * charged to it.
+   * The engine hooks of one request of `caller`: its model checks and model compiles. The
+   * request is admitted by the caller's work budget once, at its first expensive step, and
+   * then runs to its end (bounded by its visit budget): work it already did is not wasted by
+   * a refusal half-way.
    */
-  compiler(caller: Caller | null): (text: string, limits: Limits) => GoverningModel {
+  forRequest(caller: Caller): Required<Pick<EngineSettings, "checkRules" | "compileModel">> {
+    let admitted = false;
+    const admit = () => {
+      if (!admitted) this.admit(caller);
+      admitted = true;
+    };
+    return { checkRules: this.#checker(caller, admit), compileModel: this.#compiler(caller, admit) };
+  }
+
+  /** The hub's own model checks (replays of its store): uncharged, each call with the whole budget. */
+  ownChecker(): RuleChecker {
+    return this.#checker(null, () => {});
+  }
+
+  /**
+   * Compiling is linear in the model text and runs on the event loop (its result, a graph of
+   * objects, costs as much to copy from a worker as to build); a big model is admitted by the
+   * caller's budget first, and every compile is charged to it.
+   */
+  #compiler(caller: Caller, admit: () => void): (text: string, limits: Limits) => GoverningModel {
     return (text, limits) => {
-      if (text.length > BIG_MODEL) this.admit(caller);
+      if (text.length > BIG_MODEL) admit();
       const started = performance.now();
       try {
         return compileGoverningModel(text, limits);
@@ -94,13 +114,13 @@ export class HeavyWork {
    * visits, however many commits and rules the request carries. `null` is the hub's own
    * (replays of its store): uncharged, and each call has the whole budget.
    */
-  checker(caller: Caller | null): RuleChecker {
+  #checker(caller: Caller | null, admit: () => void): RuleChecker {
     let spent = 0;
     return async (model, checks, limit) => {
       const budget = caller === null ? limit : limit - spent;
       const pending = checks.filter((c) => !knownTrue(truthKey(model, c.rule, c.anchors)));
       if (pending.length === 0) return;
-      this.admit(caller);
+      admit();
       const started = performance.now();
       const meter = { visits: 0 };
       let done = 0;

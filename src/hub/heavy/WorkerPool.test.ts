@@ -40,13 +40,13 @@ test("the checks of one request share one budget, on the pool past the inline at
   const model = compileGoverningModel(CYCLE);
   const rules = ["[+A]s1", "[+A][+A]s2", "<+A><+A><+A>s0"].map((t, i) => parseRuleRecord(t, `/rules/r${i}`, 0));
   const checks = rules.map((rule) => ({ rule, anchors: [0] }));
-  await work.checker({ identity: "a", accessKey: "a" })(model, checks, 1_000_000);
+  await work.forRequest({ identity: "a", accessKey: "a" }).checkRules(model, checks, 1_000_000);
   // Budget 30: the three together need 54 visits, each alone at most 24.
   const fresh = ["[+A]s1 | false", "[+A][+A]s2 | false", "<+A><+A><+A>s0 | false"].map((t, i) =>
     parseRuleRecord(t, `/rules/q${i}`, 0),
   );
   await assert.rejects(
-    work.checker({ identity: "b", accessKey: "b" })(
+    work.forRequest({ identity: "b", accessKey: "b" }).checkRules(
       model,
       fresh.map((rule) => ({ rule, anchors: [0] })),
       30,
@@ -54,5 +54,6 @@ test("the checks of one request share one budget, on the pool past the inline at
     (e: ContractError) => e.details?.reason === "check_budget" && e.details?.budget === 30,
   );
   // Each alone fits in the budget: a request of one rule passes.
-  for (const rule of fresh) await work.checker({ identity: "c", accessKey: "c" })(model, [{ rule, anchors: [0] }], 30);
+  for (const rule of fresh)
+    await work.forRequest({ identity: "c", accessKey: "c" }).checkRules(model, [{ rule, anchors: [0] }], 30);
 });
