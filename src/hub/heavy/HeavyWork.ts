@@ -73,16 +73,20 @@ export class HeavyWork {
   }
 
   /**
-   * The engine hooks of one request of `caller`: its model checks and model compiles. The
-   * request is admitted by the caller's work budget once, at its first expensive step, and
-   * then runs to its end (bounded by its visit budget): work it already did is not wasted by
-   * a refusal half-way.
+   * The engine hooks of one request of `caller`: its model checks and model compiles. Whether
+   * the caller may spend is decided by its allowance when the request began (its own charges
+   * along the way do not refuse it half-way); the refusal, if any, comes at the request's
+   * first expensive step, so cheap requests of a caller out of allowance still go through.
    */
   forRequest(caller: Caller): Required<Pick<EngineSettings, "checkRules" | "compileModel">> {
-    let admitted = false;
+    let refusal: unknown = null;
+    try {
+      this.admit(caller);
+    } catch (err) {
+      refusal = err;
+    }
     const admit = () => {
-      if (!admitted) this.admit(caller);
-      admitted = true;
+      if (refusal !== null) throw refusal;
     };
     return { checkRules: this.#checker(caller, admit), compileModel: this.#compiler(caller, admit) };
   }
