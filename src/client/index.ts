@@ -26,6 +26,12 @@ export { canonicalize } from "../contract/canonicalJson.js";
 export { computeCommitHash, signCommit, verifyCommitSignature } from "../contract/commitHash.js";
 export { type ErrorCode, isErrorCode } from "../contract/errorCodes.js";
 export { generateKeyPair, publicKeyFromSeed, type RawKeyPair } from "../contract/keys.js";
+export type {
+  WasmFailureCause,
+  WasmPredicateInput,
+  WasmPredicateOutput,
+  WasmPredicateResult,
+} from "../contract/WasmPredicate.js";
 export { HubClient, type HubClientOptions, type ProposalAnswer } from "./HubClient.js";
 export { type CommitNotification, HubSocket, type ProposalNotification } from "./HubSocket.js";
 export { proposalSignatures, verifiedProposalHash } from "./proposalSignatures.js";

@@ -1,26 +1,16 @@
 import { availableParallelism } from "node:os";
+import type {
+  WasmFailureCause,
+  WasmPredicateInput,
+  WasmPredicateOutput,
+  WasmPredicateResult,
+} from "../../contract/WasmPredicate.js";
 import { compilePredicate } from "./compilePredicate.js";
 import { MAX_STACK_SLOTS } from "./instrumentModule.js";
 import { PredicateWorker, type WorkerJob, type WorkerOutcome, type WorkerReply } from "./PredicateWorker.js";
 import { readPredicateOutput } from "./readPredicateOutput.js";
 
-/** Why a custom predicate failed without the module itself deciding so. */
-export type WasmFailureCause = "invalid_module" | "out_of_gas" | "trap" | "bad_output" | "timeout" | "worker_error";
-
-/** The JSON document a predicate receives (serialised in exactly this key order). */
-export interface WasmPredicateInput {
-  args: unknown[];
-  contract_id: string;
-  commit: {
-    hash: string;
-    parent: string | null;
-    data: unknown;
-    labels: string[];
-    signers: string[];
-    timestamp: number | string;
-  };
-  state: unknown;
-}
+export type { WasmFailureCause, WasmPredicateInput, WasmPredicateOutput, WasmPredicateResult };
 
 /** Limits for one evaluation; every field has the protocol's default. */
 export interface WasmPredicateOptions {
@@ -32,14 +22,6 @@ export interface WasmPredicateOptions {
   timeoutMs?: number;
   /** Largest accepted result document in bytes (default 65,536). */
   maxOutputBytes?: number;
-}
-
-/** Outcome of a predicate: `cause` is set when the host, not the module, decided `valid: false`. */
-export interface WasmPredicateResult {
-  valid: boolean;
-  gas_used: number;
-  errors: string[];
-  cause?: WasmFailureCause;
 }
 
 export const DEFAULT_GAS_LIMIT = 10_000_000;
