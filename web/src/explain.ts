@@ -4,6 +4,7 @@
  * counterexample path. Accepts a REST error body, a JSON-RPC error, or bare `details`, and says
  * which states and edges of the diagram the explanation is about.
  */
+import { gasNote } from "./customPredicates.js";
 import { h } from "./dom.js";
 import type { ModelView } from "./modelView.js";
 
@@ -11,6 +12,7 @@ interface Failed {
   property: string;
   kind: string;
   errors?: string[];
+  gas_used?: number;
 }
 interface Candidate {
   from: string;
@@ -125,6 +127,7 @@ export function renderExplanation(ex: Explanation): HTMLElement {
                       h("code", {}, f.property),
                       `: ${KIND_TEXT[f.kind] ?? f.kind}`,
                       f.errors?.length ? ` (${f.errors.join("; ")})` : "",
+                      gasNote(f),
                     ),
                   ),
                 ),

@@ -14,6 +14,7 @@ import { modelView, statesNamed } from "../modelView.js";
 import { assetsPanel } from "./contract/assetsPanel.js";
 import type { Contract, ContractPageContext, Panel, StateView } from "./contract/ContractPageContext.js";
 import { checkpointPanel } from "./contract/checkpointPanel.js";
+import { customPredicatesPanel } from "./contract/customPredicatesPanel.js";
 import { dataPanel } from "./contract/dataPanel.js";
 import { explainPanel } from "./contract/explainPanel.js";
 import { logPanel } from "./contract/logPanel.js";
@@ -55,6 +56,7 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
   const panels: Panel[] = [
     meta,
     model,
+    customPredicatesPanel(ctx),
     explainPanel(ctx),
     rulesPanel(ctx),
     dataPanel(ctx),
