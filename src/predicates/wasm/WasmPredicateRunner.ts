@@ -7,7 +7,7 @@ import type {
 } from "../../contract/WasmPredicate.js";
 import { compilePredicate } from "./compilePredicate.js";
 import { MAX_STACK_SLOTS } from "./instrumentModule.js";
-import { PredicateWorker, type WorkerJob, type WorkerOutcome, type WorkerReply } from "./PredicateWorker.js";
+import { PredicateThread, type WorkerJob, type WorkerOutcome, type WorkerReply } from "./PredicateThread.js";
 import { readPredicateOutput } from "./readPredicateOutput.js";
 
 export type { WasmFailureCause, WasmPredicateInput, WasmPredicateOutput, WasmPredicateResult };
@@ -43,12 +43,12 @@ interface Job extends WorkerJob {
  */
 export class WasmPredicateRunner {
   private readonly queue: Job[] = [];
-  private readonly workers: PredicateWorker[];
+  private readonly workers: PredicateThread[];
 
   constructor(options: { workers?: number } = {}) {
     const n = options.workers ?? DEFAULT_WORKERS;
     if (!Number.isSafeInteger(n) || n < 1) throw new RangeError("workers must be a positive integer");
-    this.workers = Array.from({ length: n }, () => new PredicateWorker());
+    this.workers = Array.from({ length: n }, () => new PredicateThread());
   }
 
   /** Number of worker threads (started lazily). */

@@ -30,7 +30,7 @@ const STACK_MB = Math.ceil((MAX_STACK_SLOTS * 8 * 2) / 2 ** 20);
  * loop); the next job spawns a fresh thread. The thread is unref'd while idle, so an idle
  * pool never keeps the process alive.
  */
-export class PredicateWorker {
+export class PredicateThread {
   private worker: Worker | undefined;
   private online: Promise<void> | undefined;
   private current: { id: number; done: (o: WorkerOutcome) => void; timer: NodeJS.Timeout | undefined } | undefined;
@@ -43,7 +43,7 @@ export class PredicateWorker {
 
   /** Runs `job`; never rejects (a dead or stopped thread is an outcome). Call only when idle. */
   run(job: WorkerJob): Promise<WorkerOutcome> {
-    if (this.current) throw new Error("PredicateWorker.run: already busy");
+    if (this.current) throw new Error("PredicateThread.run: already busy");
     const id = this.nextId++;
     return new Promise((done) => {
       this.current = { id, done, timer: undefined };
