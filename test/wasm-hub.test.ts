@@ -206,7 +206,7 @@ describe("custom predicates in a served hub (SQLite)", () => {
           `${probes} /health probes, slowest ${slowestHealth.toFixed(1)} ms; ${otherCommits} other commits`,
       );
       // Generous bounds on a shared machine: the backstop plus slack, and /health within 1 s.
-      assert.ok(elapsed < BACKSTOP_MS + 4000, `refused after ${elapsed.toFixed(0)} ms`);
+      assert.ok(elapsed < BACKSTOP_MS + 9000, `refused after ${elapsed.toFixed(0)} ms`);
       assert.ok(slowestHealth <= 1000, `/health took ${slowestHealth.toFixed(0)} ms`);
     });
   }
