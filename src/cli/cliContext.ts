@@ -107,9 +107,29 @@ export function explainError(name: string, e: ContractError): string {
       }
     }
   }
+  const counterexample = (d.counterexample ?? cause.counterexample) as Counterexample | undefined;
+  if (counterexample !== undefined) lines.push(`  counterexample: ${counterexampleText(counterexample)}`);
   if (typeof d.hint === "string") lines.push(d.hint);
   if (e.code === "UNAUTHORIZED") lines.push("Is the key registered with this hub? contract-hub register");
   return lines.join("\n");
+}
+
+interface Counterexample {
+  kind: "path" | "unreachable" | "state";
+  state: string;
+  path: string[];
+  transitions: string[];
+  reachable?: string[];
+}
+
+/** A rule's counterexample in one line: the path to the violating state, or what is reachable. */
+function counterexampleText(c: Counterexample): string {
+  if (c.kind === "unreachable")
+    return `from ${c.state}, no reachable state satisfies it (reachable: ${(c.reachable ?? []).join(", ")})`;
+  if (c.kind === "path" && c.path.length > 1) {
+    return c.path.map((s, i) => (i === 0 ? s : ` -[${c.transitions[i - 1] ?? ""}]-> ${s}`)).join("");
+  }
+  return `at state ${c.state}`;
 }
 
 interface Candidate {

@@ -3,6 +3,7 @@ import { pullAll } from "../client/sync.js";
 import { isContractId } from "../contract/Commit.js";
 import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
+import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { checkUrl, clientFor, type HubFlags, readingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog, fetchLogKey } from "./workingCopy/hubLog.js";
@@ -40,7 +41,7 @@ export function cloneCommand(target: string, dir: string | undefined, opts: HubF
     await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(state);
     report(cli, { contract_id: id, hub, dir: root, commits: log.length, head: state.head, state: view }, () => [
-      `Cloned ${id} from ${hub} into ${root}: ${log.length} commits verified`,
+      `Cloned ${id} from ${hub} into ${root}: ${count(log.length, "commit")} verified`,
       `State ${view.current_state || "(no model)"}; next: ${view.valid_actions.map((a) => a.action).join(", ") || "-"}`,
     ]);
     return undefined;

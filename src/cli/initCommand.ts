@@ -3,7 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pullAll } from "../client/sync.js";
 import { buildWireCommit } from "../contract/buildWireCommit.js";
+import { ContractError } from "../contract/ContractError.js";
 import { acceptGenesis, genesisData, stateView } from "../contract/engine.js";
+import { ParseError, parseModel, parseRule } from "../lang/parser.js";
 import { instantiateTemplate } from "../templates/instantiateTemplate.js";
 import { templateDefinition } from "../templates/templateDefinitions.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
@@ -101,5 +103,27 @@ function genesisInput(
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(role)) throw new UsageError(`invalid party role ${JSON.stringify(role)}`);
     state[`/users/${role}.id`] = resolveIdentity(keys, value, `--party ${role}`);
   }
-  return { model: read(opts.model), rules: (opts.rule ?? []).map(read), state };
+  const model = read(opts.model);
+  parsedIn(opts.model, () => parseModel(model));
+  const rules = (opts.rule ?? []).map((file) => {
+    const text = read(file);
+    parsedIn(file, () => parseRule(text));
+    return text;
+  });
+  return { model, rules, state };
+}
+
+/** Runs a parse of `file`'s text; a syntax error is refused as `file:line:col: message`. */
+function parsedIn(file: string, parse: () => unknown): void {
+  try {
+    parse();
+  } catch (err) {
+    if (!(err instanceof ParseError)) throw err;
+    throw new ContractError("VALIDATION_FAILED", `${file}:${err.message}`, {
+      reason: "parse_error",
+      file,
+      line: err.line,
+      column: err.column,
+    });
+  }
 }

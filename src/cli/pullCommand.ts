@@ -1,6 +1,7 @@
 import { stateView } from "../contract/engine.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
+import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
@@ -34,10 +35,10 @@ export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
       const lines = [
         outcome.pulled.length === 0
           ? "Already up to date"
-          : `Pulled ${outcome.pulled.length} commit(s); head ${outcome.head.slice(0, 12)}`,
+          : `Pulled ${count(outcome.pulled.length, "commit")}; head ${outcome.head.slice(0, 12)}`,
         `State ${doc.state.current_state || "(no model)"}`,
       ];
-      if (outcome.ahead > 0) lines.push(`${outcome.ahead} local commit(s) not pushed`);
+      if (outcome.ahead > 0) lines.push(`${count(outcome.ahead, "local commit")} not pushed`);
       return lines;
     });
     return undefined;

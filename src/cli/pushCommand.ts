@@ -3,6 +3,7 @@ import { ContractError, isContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
 import { toWireCommit } from "../contract/StoredCommit.js";
 import { type Cli, progressBar, report, runCommand } from "./cliContext.js";
+import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
@@ -63,7 +64,11 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
       state: stateView(outcome.state),
       log_size: checkpoint.size,
     };
-    report(cli, doc, () => `Pushed ${result.pushed} commit(s) to ${client.url}; head ${outcome.head.slice(0, 12)}`);
+    report(
+      cli,
+      doc,
+      () => `Pushed ${count(result.pushed, "commit")} to ${client.url}; head ${outcome.head.slice(0, 12)}`,
+    );
     return undefined;
   });
 }

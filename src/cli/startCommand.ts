@@ -94,7 +94,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   try {
     servers = await startServers(options, config);
   } catch (err) {
-    io.err(`contract-hub start: cannot listen: ${(err as Error).message}`);
+    io.err(`contract-hub start: cannot listen: ${(err as Error).message}${portHint(err, config)}`);
     await stopRelay();
     await hub.close();
     await store.close();
@@ -132,4 +132,14 @@ function untilSignal(): Promise<string> {
     process.on("SIGINT", on);
     process.on("SIGTERM", on);
   });
+}
+
+/** For a port already in use: which flag moves that listener elsewhere. */
+export function portHint(err: unknown, config: { port: number; rpcPort: number | null }): string {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e?.code !== "EADDRINUSE") return "";
+  if (e.port === config.rpcPort && config.rpcPort !== config.port) {
+    return `\nThe JSON-RPC port ${config.rpcPort} is taken: pass --rpc-port PORT (0 = any free port), or --no-rpc`;
+  }
+  return `\nThe REST port ${e.port ?? config.port} is taken: pass --port PORT (0 = any free port)`;
 }

@@ -1,5 +1,6 @@
 import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
+import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { stateOf } from "./workingCopy/localLog.js";
@@ -43,7 +44,7 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     };
     report(cli, doc, () => [
       `Contract ${id} at ${wc.config.hub}`,
-      `Head     ${state.head} (${state.length} commits)`,
+      `Head     ${state.head} (${count(state.length, "commit")})`,
       `State    ${view.current_state || "(no model)"}`,
       ...(view.valid_actions.length === 0
         ? ["Next     -"]

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { assetStoreCheck } from "../hub/audit.js";
 import { openStore } from "../store/openStore.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
+import { count } from "./count.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
 import { listContractIds, sqlitePath } from "./verify/contractIds.js";
 import { type ContractReport, verifyStore } from "./verify/verifyStore.js";
@@ -22,7 +23,7 @@ export interface VerifyFlags {
 }
 
 function describe(r: ContractReport): string {
-  if (r.ok) return `ok       ${r.contract_id}: ${r.commits} commits, head ${r.head?.slice(0, 12)}`;
+  if (r.ok) return `ok       ${r.contract_id}: ${count(r.commits, "commit")}, head ${r.head?.slice(0, 12)}`;
   const where = r.damage?.index === null ? "contract row" : `commit ${r.damage?.index}`;
   const hash = r.damage?.hash ? ` (${r.damage.hash})` : "";
   return `DAMAGED  ${r.contract_id}: ${where}${hash}: ${r.damage?.message}`;

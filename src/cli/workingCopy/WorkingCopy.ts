@@ -91,9 +91,11 @@ export class WorkingCopy {
   static create(root: string, config: WorkingCopyConfig, commits: StoredCommit[]): WorkingCopy {
     const dir = join(root, WORKING_DIR);
     if (existsSync(dir)) {
-      throw new ContractError("CONFLICT", `${root} already holds a working copy (${WORKING_DIR}/ exists)`, {
-        reason: "working_copy_exists",
-      });
+      throw new ContractError(
+        "CONFLICT",
+        `${root} already holds a working copy (${WORKING_DIR}/ exists); if it is damaged, run contract-hub reset --hard origin there`,
+        { reason: "working_copy_exists" },
+      );
     }
     if (existsSync(root) && !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder`);
     mkdirSync(join(dir, "commits"), { recursive: true });
@@ -118,7 +120,7 @@ export class WorkingCopy {
     } catch {
       // Reported below.
     }
-    throw new ContractError("CORRUPTED", `Cannot read ${file}`, { reason: "origin" });
+    throw withRepair(new ContractError("CORRUPTED", `Cannot read ${file}`, { reason: "origin" }));
   }
 
   /** Records how much of the local log the hub holds. */
@@ -180,6 +182,13 @@ export class WorkingCopy {
     this.truncate(from + commits.length);
   }
 
+  /** Replaces every commit file, whatever state the folder is in, with `commits` (all on the hub). */
+  replaceLog(commits: readonly StoredCommit[]): void {
+    rmSync(join(this.dir, "commits"), { recursive: true, force: true });
+    this.writeCommits(0, commits);
+    this.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
+  }
+
   /** Removes every commit file from index `length` on. */
   truncate(length: number): void {
     const dir = join(this.dir, "commits");
@@ -199,7 +208,17 @@ export function fileName(index: number): string {
 function damaged(index: number, why: string, hash?: string): ContractError {
   const details: Record<string, unknown> = { reason: "corrupted", index };
   if (hash !== undefined) details.hash = hash;
-  return new ContractError("CORRUPTED", `Working copy is damaged at commit ${index}: ${why}`, details);
+  return withRepair(new ContractError("CORRUPTED", `Working copy is damaged at commit ${index}: ${why}`, details));
+}
+
+/** The command that rebuilds a damaged local log from the hub. */
+export const REPAIR_COMMAND = "contract-hub reset --hard origin";
+
+/** A CORRUPTED error about the local log, naming the way out (`details.repair`, and a hint for people). */
+export function withRepair(err: ContractError): ContractError {
+  if (err.code !== "CORRUPTED" || err.details?.repair !== undefined) return err;
+  const hint = `To rebuild the working copy from the hub (unpushed commits are lost): ${REPAIR_COMMAND}`;
+  return new ContractError(err.code, err.message, { ...err.details, repair: REPAIR_COMMAND, hint }, { cause: err });
 }
 
 /** Writes JSON through a temp file and a rename, so a crash never leaves half a file. */

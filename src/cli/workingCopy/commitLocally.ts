@@ -5,11 +5,13 @@
  */
 import { buildWireCommit } from "../../contract/buildWireCommit.js";
 import type { Operation } from "../../contract/Commit.js";
+import { isContractError } from "../../contract/ContractError.js";
 import { type StateView, stateView } from "../../contract/engine.js";
 import { actionLabelsOf, type StoredCommit } from "../../contract/StoredCommit.js";
 import { type Cli, report, UsageError } from "../cliContext.js";
+import { diagnose, withDiagnosis } from "../explainRefusal.js";
 import { KeyStore } from "../KeyStore.js";
-import { writingKey } from "./hubAccess.js";
+import { clientFor, readingKey, writingKey } from "./hubAccess.js";
 import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
 import { withProposeHint } from "./proposeHint.js";
 import { WorkingCopy } from "./WorkingCopy.js";
@@ -58,7 +60,13 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
   try {
     stored = await acceptNext(state, log, commit, nowSeconds());
   } catch (err) {
-    throw await withProposeHint(err, state, log, commit);
+    const hinted = await withProposeHint(err, state, log, commit);
+    if (!isContractError(hinted, "VALIDATION_FAILED")) throw hinted;
+    const labels = data.flatMap((op) => (op.method === "action" ? [String(op.value)] : []));
+    const found = diagnose(state, hinted, labels, signers);
+    const behind = await commitsBehind(cli, opts.key, wc, log);
+    if (behind > 0) found.unshift({ kind: "behind_hub", behind });
+    throw withDiagnosis(hinted, found);
   }
   wc.writeCommits(stored.index, [stored]);
   const result: CommitResult = {
@@ -83,4 +91,29 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
     "Not pushed yet: contract-hub push",
   ]);
   return result;
+}
+
+/**
+ * How many commits the hub holds past the working copy's log, asked only after a refusal (a
+ * commit refused on a stale head is the commonest mistake). 0 when the hub is not reachable
+ * within a second or the hub's head is local: the refusal then stands on its own.
+ */
+async function commitsBehind(
+  cli: Cli,
+  key: string | undefined,
+  wc: WorkingCopy,
+  log: readonly StoredCommit[],
+): Promise<number> {
+  if (wc.config.hub === undefined) return 0;
+  try {
+    const client = clientFor(wc.config.hub, readingKey(cli, key, wc));
+    const hub = await Promise.race([
+      client.getState(wc.config.contract_id),
+      new Promise<null>((ok) => setTimeout(() => ok(null), 1000).unref()),
+    ]);
+    if (hub === null || log.some((c) => c.hash === hub.head)) return 0;
+    return Math.max(0, hub.commit_count - wc.origin().length);
+  } catch {
+    return 0;
+  }
 }

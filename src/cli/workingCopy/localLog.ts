@@ -4,14 +4,24 @@
  * same reason (cross-contract asset facts and the hub's receipt time excepted: PROTOCOL.md §2).
  */
 import type { PulledCommit, WireCommit } from "../../contract/Commit.js";
+import { isContractError } from "../../contract/ContractError.js";
 import type { ContractState } from "../../contract/ContractState.js";
 import { acceptCommit, acceptGenesis, applyDelta, replayLog } from "../../contract/engine.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { localWasmRunner } from "../../predicates/wasmRunner.js";
+import { withRepair } from "./WorkingCopy.js";
 
 /** The state at the end of `commits`. `trusted` takes the stored signers (the working copy's own files). */
-export function stateOf(contractId: string, commits: readonly StoredCommit[], trusted = true): Promise<ContractState> {
-  return replayLog(contractId, commits, { trusted, wasm: localWasmRunner() });
+export async function stateOf(
+  contractId: string,
+  commits: readonly StoredCommit[],
+  trusted = true,
+): Promise<ContractState> {
+  try {
+    return await replayLog(contractId, commits, { trusted, wasm: localWasmRunner() });
+  } catch (err) {
+    throw isContractError(err, "CORRUPTED") ? withRepair(err) : err;
+  }
 }
 
 /** Seconds since the epoch: the local stand-in for the hub's receipt time. */
