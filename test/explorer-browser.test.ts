@@ -107,6 +107,10 @@ describe("explorer in a real browser", { skip }, () => {
     const row = page.locator(`tr[data-contract="${id}"]`);
     await row.waitFor();
     assert.equal(await row.locator("a").getAttribute("href"), `#/c/${id}`);
+    assert.equal(await row.locator("a").textContent(), id);
+    await row.locator('td.state[data-state="init"]').waitFor();
+    assert.equal(await row.locator("td.state").textContent(), "init");
+    assert.equal(await row.locator("code.key").textContent(), `ed25519:${buyer.key}`);
     await page.screenshot({ path: join(ARTIFACTS, "explorer-list.png") });
   });
 

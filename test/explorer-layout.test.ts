@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { bfsRanks, type Layout, layeredLayout, placeLabels, routeEdge } from "../web/src/layout.js";
+import { bfsRanks, type Layout, layeredLayout, placeLabels, routeEdge, textWidth } from "../web/src/layout.js";
 
 function overlaps(layout: Layout): [number, number] | null {
   const n = layout.nodes;
@@ -159,5 +159,51 @@ describe("explorer edge labels", () => {
     const overNode =
       l < node.x + node.w / 2 && node.x - node.w / 2 < r && t < node.y + node.h / 2 && node.y - node.h / 2 < btm;
     assert.ok(!overNode, "label moved off the node");
+  });
+});
+
+describe("explorer labels on a busy diagram", () => {
+  it("loops on one state and a fan of edges into the next rank get labels that do not overlap", () => {
+    // The shape of the escrow template with an arbiter: every state may DISPUTE, terminals loop.
+    const n = 6;
+    const edges: [number, number][] = [
+      [0, 1],
+      [1, 2],
+      [2, 3],
+      [1, 4],
+      [0, 5],
+      [1, 5],
+      [2, 5],
+      [5, 3],
+      [5, 4],
+      [3, 3],
+      [3, 3],
+      [4, 4],
+      [4, 4],
+      [4, 4],
+    ];
+    const sizes = Array.from({ length: n }, () => ({ w: 90, h: 30 }));
+    const layout = layeredLayout({ sizes, edges, roots: [0] });
+    const pairs = new Map<string, number>();
+    for (const [a, b] of edges) pairs.set(`${a}>${b}`, (pairs.get(`${a}>${b}`) ?? 0) + 1);
+    const seen = new Map<string, number>();
+    const text = "+DISPUTE +signed_by(/users/arbiter.id)";
+    const boxes = edges.map(([a, b]) => {
+      const k = seen.get(`${a}>${b}`) ?? 0;
+      seen.set(`${a}>${b}`, k + 1);
+      const r = routeEdge(layout, a, b, k, pairs.get(`${a}>${b}`)!);
+      return { x: r.labelX, y: r.labelY, w: textWidth(text, 12), h: 15, anchor: r.anchor };
+    });
+    const ys = placeLabels(boxes, layout.nodes);
+    const rects = boxes.map((l, i) => {
+      const left = l.anchor === "start" ? l.x : l.anchor === "end" ? l.x - l.w : l.x - l.w / 2;
+      return [left, ys[i]! - l.h + 3, left + l.w, ys[i]! + 3] as const;
+    });
+    for (let i = 0; i < rects.length; i++) {
+      for (let j = i + 1; j < rects.length; j++) {
+        const [a, b] = [rects[i]!, rects[j]!];
+        assert.ok(!(a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3]), `labels ${i} and ${j} overlap`);
+      }
+    }
   });
 });

@@ -152,10 +152,11 @@ export function routeEdge(layout: Layout, from: number, to: number, k = 0, count
     const p3: Point = [x, a.y + 7];
     const c1: Point = [x + reach, a.y - 26 - k * 6];
     const c2: Point = [x + reach, a.y + 26 + k * 6];
+    // Each loop of a state gets its own line for its label, centred on the state's middle.
     return {
       d: `M${fmt(p0)} C${fmt(c1)} ${fmt(c2)} ${fmt(p3)}`,
       labelX: x + reach * 0.8 + 4,
-      labelY: a.y + 4,
+      labelY: a.y + 4 + (k - (count - 1) / 2) * 16,
       anchor: "start",
     };
   }
@@ -223,9 +224,10 @@ function intersects(a: [number, number, number, number], b: [number, number, num
 /**
  * Moves labels up or down (by whole lines, nearest first) until none overlaps another label or a
  * node; returns the new baselines in input order. A label that finds no free place within
- * `tries` lines keeps its own position.
+ * `tries` lines keeps its own position. Busy diagrams (many edges sharing one gap between
+ * rows, several loops on one state) need more than a few lines, hence the default of 12.
  */
-export function placeLabels(labels: readonly LabelBox[], nodes: readonly PlacedNode[], tries = 6): number[] {
+export function placeLabels(labels: readonly LabelBox[], nodes: readonly PlacedNode[], tries = 12): number[] {
   const taken: [number, number, number, number][] = nodes.map((n) => [
     n.x - n.w / 2,
     n.y - n.h / 2,

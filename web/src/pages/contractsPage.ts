@@ -1,6 +1,10 @@
-/** `#/`: the contracts a visitor may see (`GET /contracts`, paged), and a search by id. */
+/**
+ * `#/`: the contracts a visitor may see (`GET /contracts`, paged), and a search by id. Each
+ * row shows the full contract id and owner key, and its current state, filled in as each
+ * contract's `GET /contracts/:id/state` answers.
+ */
 import { ApiError, get } from "../api.js";
-import { h, mount, shortKey, when } from "../dom.js";
+import { h, mount, when } from "../dom.js";
 
 interface Summary {
   contract_id: string;
@@ -42,7 +46,8 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
       "tr",
       { "data-contract": c.contract_id },
       h("td", {}, h("a", { href: `#/c/${encodeURIComponent(c.contract_id)}` }, c.contract_id)),
-      h("td", {}, shortKey(c.owner)),
+      h("td", { class: "state", "data-state": "" }, "…"),
+      h("td", {}, h("code", { class: "key full" }, c.owner)),
       h("td", { class: "num" }, c.commit_count),
       h("td", {}, when(c.created_at)),
       h("td", {}, c.private ? h("span", { class: "badge" }, "private") : ""),
@@ -69,6 +74,7 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
               "tr",
               {},
               h("th", {}, "Contract"),
+              h("th", {}, "State"),
               h("th", {}, "Owner"),
               h("th", {}, "Commits"),
               h("th", {}, "Created"),
@@ -79,4 +85,28 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
         ),
     nav,
   );
+  void fillStates(
+    rows,
+    page.contracts.map((c) => c.contract_id),
+  );
+}
+
+/** Fills each row's state cell, a few requests at a time so a full page does not flood the hub. */
+async function fillStates(rows: HTMLElement[], ids: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const i = next++;
+      const cell = rows[i]?.querySelector("td.state");
+      if (!cell) continue;
+      try {
+        const st = await get<{ current_state: string }>(`/contracts/${encodeURIComponent(ids[i]!)}/state`);
+        cell.textContent = st.current_state || "(no model)";
+        cell.setAttribute("data-state", st.current_state);
+      } catch {
+        cell.textContent = "?";
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
 }
