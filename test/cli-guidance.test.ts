@@ -173,3 +173,35 @@ describe("small glitches", () => {
     }
   });
 });
+
+describe("assets from the command line", () => {
+  it("balances shows the hub's books and unpushed changes; an overdrawn send is refused locally", async () => {
+    const treasury = new Actor("treasury", base, hub.url);
+    await treasury.ok(["keygen", "--name", "t"]);
+    await treasury.ok(["register"]);
+    writeFileSync(
+      join(treasury.root, "bank.modality"),
+      "model bank {\n  initial open\n  open -> open [+CREATE]\n  open -> open [+SEND]\n}\n",
+    );
+    const { contract_id } = await treasury.ok<{ contract_id: string }>(["init", "vault", "--model", "bank.modality"]);
+    const vault = join(treasury.root, "vault");
+    await treasury.ok(["create", "--asset", "GOLD", "--quantity", "10"], vault);
+    const before = await treasury.ok<{ balances: unknown[]; pending: unknown[] }>(["balances"], vault);
+    assert.deepEqual(before.balances, []);
+    assert.deepEqual(before.pending, [{ asset_id: "GOLD", change: 10 }]);
+    await treasury.ok(["push"], vault);
+    const after = await treasury.ok<{ balances: unknown[]; pending: unknown[] }>(["balances"], vault);
+    assert.deepEqual(after.balances, [{ asset_id: "GOLD", issuer: contract_id, amount: 10 }]);
+    assert.deepEqual(after.pending, []);
+
+    const to = ["--to", "somewhere_else"];
+    const over = await refused(treasury, ["send", "--asset", "GOLD", ...to, "--amount", "11"], vault);
+    assert.deepEqual(
+      [over.code, over.details?.reason, over.details?.available],
+      ["VALIDATION_FAILED", "insufficient_balance", 10],
+    );
+    await treasury.ok(["send", "--asset", "GOLD", ...to, "--amount", "4"], vault);
+    const again = await refused(treasury, ["send", "--asset", "GOLD", ...to, "--amount", "7"], vault);
+    assert.equal(again.details?.available, 6);
+  });
+});

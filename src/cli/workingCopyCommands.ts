@@ -112,6 +112,11 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
   );
   hubOptions(
     program
+      .command("balances")
+      .description("What this contract holds (the hub's books) and what unpushed commits change"),
+  ).action(async (opts) => setExit(await (await import("./balancesCommand.js")).balancesCommand(opts, io)));
+  hubOptions(
+    program
       .command("reset [target]")
       .description("Drop unpushed commits and move to the hub's head: reset --hard origin")
       .option("--hard", "confirm that local commits are dropped")
