@@ -1,12 +1,13 @@
 /**
  * The typed SDK of the hub (docs/api.md): one method per REST route, JSON-RPC calls and
- * WebSocket subscriptions. Requests are signed with the access key when one is given;
+ * WebSocket subscriptions. Request bodies and queries have the types of the routes' own
+ * schemas (src/api/schemas.ts). Requests are signed with the access key when one is given;
  * idempotent GETs are retried on network failures and 429/502/503/504. Errors are thrown as
  * ContractError with the hub's code and details, exactly as the hub raised them.
  */
 
 import type { ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
-import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
+import type { CreateContractBody, GrantBody, PageQuery, PullQuery, SubmitCommitBody } from "../api/schemas.js";
 import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
@@ -67,7 +68,7 @@ export class HubClient {
     return this.get("/health");
   }
   /** `GET /contracts`. */
-  listContracts(q: { limit?: number; offset?: number } = {}): Promise<{ contracts: unknown[]; total: number }> {
+  listContracts(q: PageQuery = {}): Promise<{ contracts: unknown[]; total: number }> {
     return this.get("/contracts", q);
   }
   /** `POST /contracts`. */
@@ -85,14 +86,11 @@ export class HubClient {
     return this.get(`/contracts/${enc(id)}/state`);
   }
   /** `GET /contracts/:id/log`. */
-  getLog(id: string, q: { limit?: number; offset?: number } = {}): Promise<{ commits: LogEntry[]; total: number }> {
+  getLog(id: string, q: PageQuery = {}): Promise<{ commits: LogEntry[]; total: number }> {
     return this.get(`/contracts/${enc(id)}/log`, q);
   }
   /** `GET /contracts/:id/commits`. */
-  listCommits(
-    id: string,
-    q: { limit?: number; offset?: number } = {},
-  ): Promise<{ commits: LogEntry[]; total: number }> {
+  listCommits(id: string, q: PageQuery = {}): Promise<{ commits: LogEntry[]; total: number }> {
     return this.get(`/contracts/${enc(id)}/commits`, q);
   }
   /** `GET /contracts/:id/commits/:hash`. */
@@ -108,14 +106,14 @@ export class HubClient {
     return this.post(`/contracts/${enc(id)}/push`, { commits });
   }
   /** `GET /contracts/:id/pull`. */
-  pull(id: string, q: { since?: string; limit?: number } = {}): Promise<PullResult & { commits: PulledCommit[] }> {
+  pull(id: string, q: PullQuery = {}): Promise<PullResult & { commits: PulledCommit[] }> {
     return this.get(`/contracts/${enc(id)}/pull`, q);
   }
   /** `POST /contracts/:id/grant`. */
   grant(
     id: string,
     identity: string,
-    role: "reader" | "writer" | "none",
+    role: GrantBody["role"],
   ): Promise<{ contract_id: string; identity: string; role: string }> {
     return this.post(`/contracts/${enc(id)}/grant`, { identity, role });
   }

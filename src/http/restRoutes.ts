@@ -1,12 +1,13 @@
 /**
  * The one REST route table (spec 4.1, PROTOCOL.md §4): method, path, schemas, who may call,
- * and the hub operation it translates to. Nothing here decides validity; the hub does.
+ * and the hub operation it translates to. Nothing here decides validity; the hub does. Each
+ * route's handler sees its params, query and body typed by the route's own schemas (their
+ * `Static`), which are the core's input types: no casts between the two.
  */
-import type { TSchema } from "typebox";
+import type { Static, TSchema } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
-import type { WireCommit } from "../contract/Commit.js";
-import type { Caller, CreateContractBody, HubApi, SubmitCommitBody } from "../hub/HubApi.js";
+import type { Caller, HubApi } from "../hub/HubApi.js";
 import type { AuthMode } from "./createBaseApp.js";
 import { pullResponse } from "./pullResponse.js";
 
@@ -20,16 +21,26 @@ export class Answer {
   ) {}
 }
 
-export interface RouteContext {
+export interface RouteSchemas {
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  response: TSchema;
+}
+
+/** A part's value as its schema describes it (an empty object when the route has no such part). */
+type Part<T> = T extends TSchema ? Static<T> : Record<string, never>;
+
+export interface RouteContext<R extends RouteSchemas = RouteSchemas> {
   hub: HubApi;
   registry: AccessRegistry;
   caller: Caller;
-  params: Record<string, string>;
-  query: Record<string, number | string | undefined>;
-  body: Record<string, unknown>;
+  params: Part<R["params"]>;
+  query: Part<R["querystring"]>;
+  body: Part<R["body"]>;
 }
 
-export interface RestRoute {
+export interface RestRoute<R extends RouteSchemas = RouteSchemas> {
   method: "GET" | "POST" | "DELETE";
   url: string;
   summary: string;
@@ -40,17 +51,20 @@ export interface RestRoute {
   alsoAnswers?: readonly number[];
   /** Push bodies may be larger than the general limit. */
   largeBody?: boolean;
-  schema: { params?: TSchema; querystring?: TSchema; body?: TSchema; response: TSchema };
-  run(ctx: RouteContext): Promise<unknown> | unknown;
+  schema: R;
+  run(ctx: RouteContext<R>): Promise<unknown> | unknown;
 }
 
-const page = (q: RouteContext["query"]) => ({
-  ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-  ...(q.offset !== undefined ? { offset: Number(q.offset) } : {}),
-});
+/**
+ * A route of the table, typed by its own schemas. The handler receives what fastify validated
+ * against those schemas, so this is the one place the static type is taken on trust.
+ */
+function route<R extends RouteSchemas>(r: RestRoute<R>): RestRoute {
+  return r as unknown as RestRoute;
+}
 
 export const REST_ROUTES: readonly RestRoute[] = [
-  {
+  route({
     method: "GET",
     url: "/health",
     summary: "Hub status and version (503 degraded during a storage fault)",
@@ -60,65 +74,65 @@ export const REST_ROUTES: readonly RestRoute[] = [
       const health = await hub.health();
       return health.status === "ok" ? health : new Answer(503, health);
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/contracts",
     summary: "Contracts visible to the caller",
     auth: "optional",
     schema: { querystring: S.PageQuery, response: S.Responses.contracts },
-    run: ({ hub, caller, query }) => hub.listContracts(caller, page(query)),
-  },
-  {
+    run: ({ hub, caller, query }) => hub.listContracts(caller, query),
+  }),
+  route({
     method: "POST",
     url: "/contracts",
     summary: "Create a contract (model and rules, or a template with params)",
     auth: "required",
     status: 201,
     schema: { body: S.CreateContractBody, response: S.Responses.created },
-    run: ({ hub, caller, body }) => hub.createContract(caller, body as CreateContractBody),
-  },
-  {
+    run: ({ hub, caller, body }) => hub.createContract(caller, body),
+  }),
+  route({
     method: "POST",
     url: "/contracts/synthesize",
     summary: "Synthesize a model, rules and protections from a description",
     auth: "optional",
     schema: { body: S.SynthesizeBody, response: S.Responses.any },
     run: ({ hub, caller, body }) => hub.synthesize(caller, body),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id",
     summary: "Contract metadata, model, rules and state",
     auth: "optional",
     schema: { params: S.IdParams, response: S.Responses.contract },
-    run: ({ hub, caller, params }) => hub.getContract(caller, params.id!),
-  },
-  {
+    run: ({ hub, caller, params }) => hub.getContract(caller, params.id),
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/state",
     summary: "Current state, valid actions and head",
     auth: "optional",
     schema: { params: S.IdParams, response: S.Responses.state },
-    run: ({ hub, caller, params }) => hub.getState(caller, params.id!),
-  },
-  {
+    run: ({ hub, caller, params }) => hub.getState(caller, params.id),
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/log",
     summary: "Log entries, oldest first",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
-    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id!, page(query)),
-  },
-  {
+    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id, query),
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/commits",
     summary: "Commits as log entries (same as the log)",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
-    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id!, page(query)),
-  },
-  {
+    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id, query),
+  }),
+  route({
     method: "POST",
     url: "/contracts/:id/commits",
     summary: "Submit one commit (fields, or a client-built {commit})",
@@ -128,28 +142,28 @@ export const REST_ROUTES: readonly RestRoute[] = [
     alsoAnswers: [200],
     schema: { params: S.IdParams, body: S.SubmitCommitBody, response: S.Responses.submitted },
     run: async ({ hub, caller, params, body }) => {
-      const { result, created } = await hub.submitCommit(caller, params.id!, body as SubmitCommitBody);
+      const { result, created } = await hub.submitCommit(caller, params.id, body);
       return new Answer(created ? 201 : 200, result);
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/commits/:hash",
     summary: "One commit's log entry",
     auth: "optional",
     schema: { params: S.CommitParams, response: S.Responses.logEntry },
-    run: ({ hub, caller, params }) => hub.getCommit(caller, params.id!, params.hash!),
-  },
-  {
+    run: ({ hub, caller, params }) => hub.getCommit(caller, params.id, params.hash!),
+  }),
+  route({
     method: "POST",
     url: "/contracts/:id/push",
     summary: "Push commits atomically (creates the contract from a genesis)",
     auth: "required",
     largeBody: true,
     schema: { params: S.IdParams, body: S.PushBody, response: S.Responses.pushed },
-    run: ({ hub, caller, params, body }) => hub.push(caller, params.id!, body as { commits: WireCommit[] }),
-  },
-  {
+    run: ({ hub, caller, params, body }) => hub.push(caller, params.id, body),
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/pull",
     summary: "Commits after `since` (all without it), streamed",
@@ -160,10 +174,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
         ...(query.since !== undefined ? { since: String(query.since) } : {}),
         ...(query.limit !== undefined ? { limit: Number(query.limit) } : {}),
       };
-      return pullResponse(await hub.pullStream(caller, params.id!, q), q.limit !== undefined);
+      return pullResponse(await hub.pullStream(caller, params.id, q), q.limit !== undefined);
     },
-  },
-  {
+  }),
+  route({
     method: "POST",
     url: "/contracts/:id/proposals",
     summary: "Propose a commit for others to co-sign (appended at once when already complete)",
@@ -176,104 +190,104 @@ export const REST_ROUTES: readonly RestRoute[] = [
       const { created, ...result } = await hub.propose(caller, params.id!, body);
       return new Answer(created ? 201 : 200, result);
     },
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/proposals",
     summary: "Proposals of one status (default open), newest first",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.ProposalQuery, response: S.Responses.proposals },
     run: ({ hub, caller, params, query }) => hub.listProposals(caller, params.id!, query),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/proposals/:hash",
     summary: "One proposal, with the signatures it still misses",
     auth: "optional",
     schema: { params: S.CommitParams, response: S.Responses.proposal },
     run: ({ hub, caller, params }) => hub.getProposal(caller, params.id!, params.hash!),
-  },
-  {
+  }),
+  route({
     method: "POST",
     url: "/contracts/:id/proposals/:hash/signatures",
     summary: "Add signatures to a proposal (appended once it validates)",
     auth: "required",
     schema: { params: S.CommitParams, body: S.SignProposalBody, response: S.Responses.proposal },
     run: ({ hub, caller, params, body }) => hub.signProposal(caller, params.id!, params.hash!, body),
-  },
-  {
+  }),
+  route({
     method: "DELETE",
     url: "/contracts/:id/proposals/:hash",
     summary: "The proposer or the owner withdraws a proposal",
     auth: "required",
     schema: { params: S.CommitParams, response: S.Responses.proposal },
     run: ({ hub, caller, params }) => hub.withdrawProposal(caller, params.id!, params.hash!),
-  },
-  {
+  }),
+  route({
     method: "POST",
     url: "/contracts/:id/grant",
     summary: "Owner grants reader, writer or none to an identity",
     auth: "required",
     schema: { params: S.IdParams, body: S.GrantBody, response: S.Responses.granted },
-    run: ({ hub, caller, params, body }) => hub.grant(caller, params.id!, body as { identity: string; role: string }),
-  },
-  {
+    run: ({ hub, caller, params, body }) => hub.grant(caller, params.id, body),
+  }),
+  route({
     method: "GET",
     url: "/contracts/:id/assets",
     summary: "Assets created in the contract and balances it holds",
     auth: "optional",
     schema: { params: S.IdParams, response: S.Responses.any },
-    run: ({ hub, caller, params }) => hub.getAssets(caller, params.id!),
-  },
-  {
+    run: ({ hub, caller, params }) => hub.getAssets(caller, params.id),
+  }),
+  route({
     method: "GET",
     url: "/templates",
     summary: "Template catalogue (without model and rules)",
     auth: "none",
     schema: { response: S.Responses.any },
     run: ({ hub }) => hub.listTemplates(),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/templates/:id",
     summary: "One template with its model and rules",
     auth: "none",
     schema: { params: S.TemplateParams, response: S.Responses.any },
-    run: ({ hub, params }) => hub.getTemplate(params.id!),
-  },
-  {
+    run: ({ hub, params }) => hub.getTemplate(params.id),
+  }),
+  route({
     method: "GET",
     url: "/checkpoint",
     summary: "The log's signed checkpoint (C2SP signed note, text/plain)",
     auth: "none",
     schema: { response: S.Responses.any },
     run: async ({ hub }) => new Answer(200, (await hub.getCheckpoint()).checkpoint, "text/plain; charset=utf-8"),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/checkpoint/key",
     summary: "The log key, its origin and its signed-note verifier key",
     auth: "none",
     schema: { response: S.Responses.checkpointKey },
     run: ({ hub }) => hub.getCheckpointKey(),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/proofs/inclusion",
     summary: "Inclusion proof of a commit in the tree of `size` leaves (default: now)",
     auth: "optional",
     schema: { querystring: S.InclusionQuery, response: S.Responses.inclusionProof },
     run: ({ hub, caller, query }) => hub.getInclusionProof(caller, query),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/proofs/consistency",
     summary: "Consistency proof between two tree sizes",
     auth: "none",
     schema: { querystring: S.ConsistencyQuery, response: S.Responses.consistencyProof },
     run: ({ hub, query }) => hub.getConsistencyProof(query),
-  },
-  {
+  }),
+  route({
     method: "POST",
     url: "/register",
     summary: "Register an access key for an identity (both keys sign)",
@@ -281,21 +295,21 @@ export const REST_ROUTES: readonly RestRoute[] = [
     status: 201,
     schema: { body: S.RegisterBody, response: S.Responses.registered },
     run: ({ registry, body }) => registry.register(body),
-  },
-  {
+  }),
+  route({
     method: "GET",
     url: "/access",
     summary: "The caller's identity and access keys",
     auth: "required",
     schema: { response: S.Responses.access },
     run: ({ registry, caller }) => registry.list(caller),
-  },
-  {
+  }),
+  route({
     method: "POST",
     url: "/access/revoke",
     summary: "Revoke an access key (signed request, or identity signature)",
     auth: "optional",
     schema: { body: S.RevokeBody, response: S.Responses.revoked },
     run: ({ registry, caller, body }) => registry.revoke(caller, body),
-  },
+  }),
 ];

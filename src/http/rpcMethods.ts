@@ -3,11 +3,10 @@
  * path and query parameters by name, results are the REST response bodies. Methods marked
  * `auth` are writes and need an authenticated caller.
  */
-import { type TSchema, Type } from "typebox";
+import { type Static, type TSchema, Type } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
-import type { WireCommit } from "../contract/Commit.js";
-import type { Caller, CreateContractBody, HubApi, SubmitCommitBody } from "../hub/HubApi.js";
+import type { Caller, HubApi } from "../hub/HubApi.js";
 
 /** What a method runs with; the WebSocket adapter adds its session. */
 export interface RpcContext {
@@ -17,13 +16,24 @@ export interface RpcContext {
   version: string;
 }
 
-export interface RpcMethod<C extends RpcContext = RpcContext> {
+export interface RpcMethod<C extends RpcContext = RpcContext, P = Record<string, unknown>> {
   params: TSchema;
   /** True for writes: an anonymous caller gets UNAUTHORIZED. */
   auth?: boolean;
   /** True when the method may carry a push-sized body. */
   largeBody?: boolean;
-  run(ctx: C, params: Record<string, unknown>): unknown;
+  run(ctx: C, params: P): unknown;
+}
+
+/**
+ * A method typed by its params schema: `run` receives the params as the schema describes
+ * them (the dispatcher validated them against it), so they reach the core with its own input
+ * types, no casts.
+ */
+export function rpcMethod<T extends TSchema, C extends RpcContext = RpcContext>(
+  m: RpcMethod<C, Static<T>> & { params: T },
+): RpcMethod<C> {
+  return m as unknown as RpcMethod<C>;
 }
 
 type P = Record<string, unknown>;
@@ -36,40 +46,46 @@ const ById = Type.Object({ contract_id: S.ContractId });
 const Paged = Type.Object({ contract_id: S.ContractId, ...S.PageQuery.properties });
 
 export const RPC_METHODS: Record<string, RpcMethod> = {
-  getHealth: { params: None, run: ({ hub }) => hub.health() },
-  getVersion: { params: None, run: ({ version }) => version },
-  listContracts: {
+  getHealth: rpcMethod({ params: None, run: ({ hub }) => hub.health() }),
+  getVersion: rpcMethod({ params: None, run: ({ version }) => version }),
+  listContracts: rpcMethod({
     params: S.PageQuery,
-    run: ({ hub, caller }, p) => hub.listContracts(caller, pick(p, "limit", "offset")),
-  },
-  createContract: {
+    run: ({ hub, caller }, { limit, offset }) => hub.listContracts(caller, { limit, offset }),
+  }),
+  createContract: rpcMethod({
     params: S.CreateContractBody,
     auth: true,
-    run: ({ hub, caller }, p) => hub.createContract(caller, p as CreateContractBody),
-  },
-  getContract: { params: ById, run: ({ hub, caller }, p) => hub.getContract(caller, id(p)) },
-  getContractState: { params: ById, run: ({ hub, caller }, p) => hub.getState(caller, id(p)) },
-  getLog: { params: Paged, run: ({ hub, caller }, p) => hub.getLog(caller, id(p), pick(p, "limit", "offset")) },
-  getCommits: { params: Paged, run: ({ hub, caller }, p) => hub.getLog(caller, id(p), pick(p, "limit", "offset")) },
-  getCommit: {
+    run: ({ hub, caller }, p) => hub.createContract(caller, p),
+  }),
+  getContract: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getContract(caller, p.contract_id) }),
+  getContractState: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getState(caller, p.contract_id) }),
+  getLog: rpcMethod({
+    params: Paged,
+    run: ({ hub, caller }, { contract_id, limit, offset }) => hub.getLog(caller, contract_id, { limit, offset }),
+  }),
+  getCommits: rpcMethod({
+    params: Paged,
+    run: ({ hub, caller }, { contract_id, limit, offset }) => hub.getLog(caller, contract_id, { limit, offset }),
+  }),
+  getCommit: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
-    run: ({ hub, caller }, p) => hub.getCommit(caller, id(p), p.hash as string),
-  },
-  submitCommit: {
+    run: ({ hub, caller }, p) => hub.getCommit(caller, p.contract_id, p.hash),
+  }),
+  submitCommit: rpcMethod({
     params: Type.Object({ ...S.SubmitCommitBody.properties, contract_id: S.ContractId }),
     auth: true,
-    run: async ({ hub, caller }, p) => (await hub.submitCommit(caller, id(p), p as SubmitCommitBody)).result,
-  },
-  push: {
+    run: async ({ hub, caller }, p) => (await hub.submitCommit(caller, p.contract_id, p)).result,
+  }),
+  push: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.PushBody.properties }),
     auth: true,
     largeBody: true,
-    run: ({ hub, caller }, p) => hub.push(caller, id(p), { commits: p.commits as WireCommit[] }),
-  },
-  pull: {
+    run: ({ hub, caller }, p) => hub.push(caller, p.contract_id, { commits: p.commits }),
+  }),
+  pull: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.PullQuery.properties }),
-    run: ({ hub, caller }, p) => hub.pull(caller, id(p), pick(p, "since", "limit")),
-  },
+    run: ({ hub, caller }, { contract_id, since, limit }) => hub.pull(caller, contract_id, { since, limit }),
+  }),
   propose: {
     params: Type.Object({ contract_id: S.ContractId, ...S.ProposeBody.properties }),
     auth: true,
@@ -96,32 +112,29 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     auth: true,
     run: ({ hub, caller }, p) => hub.withdrawProposal(caller, id(p), p.hash as string),
   },
-  synthesize: {
-    params: S.SynthesizeBody,
-    run: ({ hub, caller }, p) => hub.synthesize(caller, p),
-  },
-  listTemplates: { params: None, run: ({ hub }) => hub.listTemplates() },
-  getTemplate: {
+  synthesize: rpcMethod({ params: S.SynthesizeBody, run: ({ hub, caller }, p) => hub.synthesize(caller, p) }),
+  listTemplates: rpcMethod({ params: None, run: ({ hub }) => hub.listTemplates() }),
+  getTemplate: rpcMethod({
     params: Type.Object({ id: S.TemplateParams.properties.id }),
-    run: ({ hub }, p) => hub.getTemplate(p.id as string),
-  },
-  getAssets: { params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, id(p)) },
-  getCheckpoint: { params: None, run: ({ hub }) => hub.getCheckpoint() },
-  getCheckpointKey: { params: None, run: ({ hub }) => hub.getCheckpointKey() },
-  getInclusionProof: {
+    run: ({ hub }, p) => hub.getTemplate(p.id),
+  }),
+  getAssets: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, p.contract_id) }),
+  getCheckpoint: rpcMethod({ params: None, run: ({ hub }) => hub.getCheckpoint() }),
+  getCheckpointKey: rpcMethod({ params: None, run: ({ hub }) => hub.getCheckpointKey() }),
+  getInclusionProof: rpcMethod({
     params: S.InclusionQuery,
-    run: ({ hub, caller }, p) => hub.getInclusionProof(caller, pick(p, "hash", "size")),
-  },
-  getConsistencyProof: {
+    run: ({ hub, caller }, { hash, size }) => hub.getInclusionProof(caller, { hash, size }),
+  }),
+  getConsistencyProof: rpcMethod({
     params: S.ConsistencyQuery,
-    run: ({ hub }, p) => hub.getConsistencyProof(pick(p, "from", "to")),
-  },
-  register: { params: S.RegisterBody, run: ({ registry }, p) => registry.register(p) },
-  grant: {
+    run: ({ hub }, { from, to }) => hub.getConsistencyProof({ from, to }),
+  }),
+  register: rpcMethod({ params: S.RegisterBody, run: ({ registry }, p) => registry.register(p) }),
+  grant: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.GrantBody.properties }),
     auth: true,
-    run: ({ hub, caller }, p) => hub.grant(caller, id(p), { identity: p.identity as string, role: p.role as string }),
-  },
-  getAccess: { params: None, auth: true, run: ({ registry, caller }) => registry.list(caller) },
-  revokeAccess: { params: S.RevokeBody, run: ({ registry, caller }, p) => registry.revoke(caller, p) },
+    run: ({ hub, caller }, p) => hub.grant(caller, p.contract_id, { identity: p.identity, role: p.role }),
+  }),
+  getAccess: rpcMethod({ params: None, auth: true, run: ({ registry, caller }) => registry.list(caller) }),
+  revokeAccess: rpcMethod({ params: S.RevokeBody, run: ({ registry, caller }, p) => registry.revoke(caller, p) }),
 };

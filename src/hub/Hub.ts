@@ -1,6 +1,14 @@
 import type { Caller } from "../api/Caller.js";
 import type { CommitEvent, ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
-import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
+import type {
+  CreateContractBody,
+  GrantBody,
+  PageQuery,
+  PullQuery,
+  PushBody,
+  SubmitCommitBody,
+  SynthesizeBody,
+} from "../api/schemas.js";
 import type { WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
@@ -145,7 +153,7 @@ export class Hub implements HubApi {
 
   // ---- contracts ----------------------------------------------------------------------
 
-  async listContracts(caller: Caller, q: { limit?: number; offset?: number }) {
+  async listContracts(caller: Caller, q: PageQuery) {
     const { limit, offset } = pageQuery(q);
     const { contracts, total } = await this.store.listContracts({ identity: caller.identity, limit, offset });
     return {
@@ -184,7 +192,7 @@ export class Hub implements HubApi {
   async grant(
     caller: Caller,
     id: string,
-    body: { identity: string; role: string },
+    body: GrantBody,
   ): Promise<{ contract_id: string; identity: string; role: string }> {
     const { record } = await this.ctx.access(caller, id, "write");
     if (record.owner !== caller.identity)
@@ -224,7 +232,7 @@ export class Hub implements HubApi {
 
   // ---- log and commits ----------------------------------------------------------------
 
-  async getLog(caller: Caller, id: string, q: { limit?: number; offset?: number }) {
+  async getLog(caller: Caller, id: string, q: PageQuery) {
     const { limit, offset } = pageQuery(q);
     const { record } = await this.ctx.access(caller, id, "read");
     const commits = [];
@@ -250,7 +258,7 @@ export class Hub implements HubApi {
     return submitCommit(this.ctx, caller, id, body);
   }
 
-  push(caller: Caller, id: string, body: { commits: WireCommit[] }): Promise<{ pushed: number; head: string }> {
+  push(caller: Caller, id: string, body: PushBody): Promise<{ pushed: number; head: string }> {
     return pushCommits(this.ctx, caller, id, body);
   }
 
@@ -274,7 +282,7 @@ export class Hub implements HubApi {
 
   // ---- pull and events ----------------------------------------------------------------
 
-  async pull(caller: Caller, id: string, q: { since?: string; limit?: number }): Promise<PullResult> {
+  async pull(caller: Caller, id: string, q: PullQuery): Promise<PullResult> {
     const stream = await this.pullStream(caller, id, q);
     const commits = [];
     for await (const c of stream.commits) commits.push(c);
@@ -283,7 +291,7 @@ export class Hub implements HubApi {
     return result;
   }
 
-  async pullStream(caller: Caller, id: string, q: { since?: string; limit?: number }) {
+  async pullStream(caller: Caller, id: string, q: PullQuery) {
     const limit = nonNegativeInteger(q.limit, "limit");
     if (q.since !== undefined) decodeHash(q.since, "since");
     const { record } = await this.ctx.access(caller, id, "read");
@@ -326,7 +334,7 @@ export class Hub implements HubApi {
 
   // ---- synthesis and templates --------------------------------------------------------
 
-  synthesize(caller: Caller, body: Record<string, unknown>): Promise<SynthesisResult> {
+  synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult> {
     if (this.synthesis === undefined) return Promise.reject(unavailable("synthesize"));
     return this.synthesis.synthesize(caller, body);
   }

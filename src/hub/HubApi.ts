@@ -15,8 +15,16 @@ import type {
   StateView,
   SubmitCommitResult,
 } from "../api/responses.js";
-import type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
-import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
+import type {
+  CreateContractBody,
+  GrantBody,
+  PageQuery,
+  PullQuery,
+  PushBody,
+  SubmitCommitBody,
+  SynthesizeBody,
+} from "../api/schemas.js";
+import type { LogEntry, PulledCommit } from "../contract/Commit.js";
 
 // The request and response types live in src/api, shared with the SDK; they are re-exported
 // here so code above the core can name the whole surface from one file.
@@ -34,10 +42,7 @@ export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
 export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
-  listContracts(
-    caller: Caller,
-    q: { limit?: number; offset?: number },
-  ): Promise<{ contracts: unknown[]; total: number }>;
+  listContracts(caller: Caller, q: PageQuery): Promise<{ contracts: unknown[]; total: number }>;
   createContract(caller: Caller, body: CreateContractBody): Promise<{ contract_id: string; created_at: number }>;
   getContract(
     caller: Caller,
@@ -50,24 +55,20 @@ export interface HubApi extends ProposalApi {
     created_at: number;
   }>;
   getState(caller: Caller, id: string): Promise<StateView>;
-  getLog(
-    caller: Caller,
-    id: string,
-    q: { limit?: number; offset?: number },
-  ): Promise<{ commits: LogEntry[]; total: number }>;
+  getLog(caller: Caller, id: string, q: PageQuery): Promise<{ commits: LogEntry[]; total: number }>;
   getCommit(caller: Caller, id: string, hash: string): Promise<LogEntry>;
   submitCommit(
     caller: Caller,
     id: string,
     body: SubmitCommitBody,
   ): Promise<{ result: SubmitCommitResult; created: boolean }>;
-  push(caller: Caller, id: string, body: { commits: WireCommit[] }): Promise<{ pushed: number; head: string }>;
-  pull(caller: Caller, id: string, q: { since?: string; limit?: number }): Promise<PullResult>;
+  push(caller: Caller, id: string, body: PushBody): Promise<{ pushed: number; head: string }>;
+  pull(caller: Caller, id: string, q: PullQuery): Promise<PullResult>;
   /** Streams the pull response's commits in order (for large pulls; the adapter writes them as they come). */
   pullStream(
     caller: Caller,
     id: string,
-    q: { since?: string; limit?: number },
+    q: PullQuery,
   ): Promise<{ contract_id: string; head: string; commits: AsyncIterable<PulledCommit>; hasMore: () => boolean }>;
   /** `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now. */
   getCheckpoint(): Promise<CheckpointResult>;
@@ -90,17 +91,13 @@ export interface HubApi extends ProposalApi {
     onClosed?: (reason: "access_lost") => void,
   ): Promise<() => void>;
   /** `POST /contracts/:id/grant` (owner only): `role` `reader`, `writer` or `none`. */
-  grant(
-    caller: Caller,
-    id: string,
-    body: { identity: string; role: string },
-  ): Promise<{ contract_id: string; identity: string; role: string }>;
+  grant(caller: Caller, id: string, body: GrantBody): Promise<{ contract_id: string; identity: string; role: string }>;
   /** Calls `listener(contractId, identity)` after the identity's grant on a contract changed; returns the unsubscribe function. */
   onAccessChange(listener: (contractId: string, identity: string) => void): () => void;
   /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
   getAssets(caller: Caller, id: string): Promise<unknown>;
   /** UNAVAILABLE when the hub was built without synthesis. */
-  synthesize(caller: Caller, body: Record<string, unknown>): Promise<unknown>;
+  synthesize(caller: Caller, body: SynthesizeBody): Promise<unknown>;
   /** UNAVAILABLE when the hub was built without a template catalogue. */
   listTemplates(): unknown;
   getTemplate(id: string): unknown;

@@ -1,5 +1,6 @@
 import type { Caller } from "../api/Caller.js";
-import { checkNewContractId, type WireCommit } from "../contract/Commit.js";
+import type { PushBody } from "../api/schemas.js";
+import { checkNewContractId } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
 import { acceptCommit, acceptGenesis, applyDelta, startBatchSignatures, stateView } from "../contract/engine.js";
@@ -29,7 +30,7 @@ export async function pushCommits(
   hub: HubContext,
   caller: Caller,
   id: string,
-  body: { commits: WireCommit[] },
+  body: PushBody,
 ): Promise<{ pushed: number; head: string }> {
   const raw: unknown = body?.commits;
   const limits = hub.settings.limits!;
