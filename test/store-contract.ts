@@ -77,6 +77,13 @@ export function storeContractSuite(
       assert.deepEqual(await store.getCommitAt("c1", 3), chain[3]);
       assert.equal(await store.getCommitAt("c1", 5), null);
       assert.equal(await store.getCommitByHash("other", chain[2]!.hash), null);
+      const absent = "00".repeat(32);
+      assert.deepEqual(
+        await store.storedHashes("c1", [chain[4]!.hash, absent, chain[0]!.hash]),
+        new Set([chain[4]!.hash, chain[0]!.hash]),
+      );
+      assert.deepEqual(await store.storedHashes("other", [chain[0]!.hash]), new Set());
+      assert.deepEqual(await store.storedHashes("c1", []), new Set());
       assert.equal(await store.getContract("nope"), null);
     });
 

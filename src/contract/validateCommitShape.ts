@@ -19,6 +19,11 @@ export interface ShapeContext {
   /** The contract the commit is for (from the route; it is part of the hash). */
   contractId: string;
   limits?: Limits;
+  /**
+   * The commit was built by the hub from request fields and carries no hash yet: the hash is
+   * computed here, once, from the normalized operations, instead of being checked.
+   */
+  computeHash?: boolean;
 }
 
 const OPERATION_KEYS = new Set(["method", "path", "value", "action"]);
@@ -65,7 +70,7 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
   if (!isPlainObject(input))
     invalid(`Cannot accept commit: expected an object, got ${typeName(input)}`, "commit_not_object");
   const hash = input.hash;
-  decodeHash(hash, "hash");
+  if (!ctx.computeHash) decodeHash(hash, "hash");
   const parent = input.parent;
   if (parent !== null) decodeHash(parent, "parent");
   const data = normalizeOperations(input.data, limits);
@@ -88,7 +93,7 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
   }
 
   const computed = computeCommitHash(ctx.contractId, parent as string | null, data);
-  if (computed !== hash) {
+  if (!ctx.computeHash && computed !== hash) {
     throw new ContractError(
       "VALIDATION_FAILED",
       `Cannot accept commit: hash "${hash}" does not match its content, expected "${computed}"`,
@@ -107,7 +112,7 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
       throw err;
     }
   }
-  return { hash: hash as string, parent: parent as string | null, data, head };
+  return { hash: computed, parent: parent as string | null, data, head };
 }
 
 /** Validates and normalizes a commit's `data` array (count limit and each operation). */

@@ -54,11 +54,16 @@ export async function pushCommits(
   const commits = raw.map((c) => validateCommitShape(c, { contractId: id, limits }));
 
   return hub.locks.run(id, async () => {
-    const exists = (await hub.store.getContract(id)) !== null;
-    const state = exists ? (await hub.access(caller, id, "write")).state : null;
+    // One read of the contract row, and one query for the commits already stored.
+    const record = await hub.store.getContract(id);
+    const state = record === null ? null : (await hub.accessTo(caller, record, "write")).state;
     let start = 0;
     if (state !== null) {
-      while (start < commits.length && (await hub.store.getCommitByHash(id, commits[start]!.hash)) !== null) start++;
+      const known = await hub.store.storedHashes(
+        id,
+        commits.map((c) => c.hash),
+      );
+      while (start < commits.length && known.has(commits[start]!.hash)) start++;
     }
     const fresh = commits.slice(start);
     if (fresh.length === 0) {

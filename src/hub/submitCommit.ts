@@ -3,10 +3,12 @@ import type { SubmitCommitResult } from "../api/responses.js";
 import type { SubmitCommitBody } from "../api/schemas.js";
 import type { Operation, WireCommit } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
-import { acceptCommit, applyDelta, buildCommit, stateView } from "../contract/engine.js";
+import { acceptCommit, applyDelta, stateView } from "../contract/engine.js";
 import { typeName } from "../contract/hex.js";
+import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { operationsFromBody } from "../contract/operationsFromBody.js";
 import { leafOf } from "../contract/StoredCommit.js";
+import { validateCommitShape } from "../contract/validateCommitShape.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
@@ -64,13 +66,20 @@ function submitLocked(
 ): Promise<{ result: SubmitCommitResult; created: boolean }> {
   return hub.locks.run(id, async () => {
     const { state } = await hub.access(caller, id, "write");
+    // The fields form is shaped and hashed here, once; the engine then takes it as validated.
+    const parent = body.parent === undefined ? state.head : body.parent;
     const commit: WireCommit = fields
-      ? buildCommit(
-          id,
-          body.parent === undefined ? state.head : body.parent,
-          ops!,
-          body.signatures ?? {},
-          body.attestations as WireCommit["head"]["attestations"],
+      ? validateCommitShape(
+          {
+            parent,
+            data: ops,
+            head: {
+              parent,
+              signatures: body.signatures ?? {},
+              ...(body.attestations !== undefined ? { attestations: body.attestations } : {}),
+            },
+          },
+          { contractId: id, limits: hub.settings.limits ?? DEFAULT_LIMITS, computeHash: true },
         )
       : (body.commit as WireCommit);
     if (commit?.hash === state.head) {
@@ -91,7 +100,10 @@ function submitLocked(
       assets: ledger,
       ...hub.work.forRequest(caller),
     };
-    const ctx = engineContext(hub.store, id, state.length, [], settings, { timestamp: hub.now() });
+    const ctx = engineContext(hub.store, id, state.length, [], settings, {
+      timestamp: hub.now(),
+      prevalidated: fields,
+    });
     const { stored, delta } = await acceptCommit(state, commit, ctx);
     await hub.append(id, state.head, [stored], ledger.extras());
     applyDelta(state, delta);

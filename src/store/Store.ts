@@ -155,6 +155,8 @@ export interface Store {
   readCommits(contractId: string, from?: number, to?: number): AsyncIterable<StoredCommit>;
   /** The commit with this hash in this contract, or null. */
   getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null>;
+  /** Which of `hashes` are stored in this contract (one query, however many hashes). */
+  storedHashes(contractId: string, hashes: readonly string[]): Promise<Set<string>>;
   /** The commit at this index, or null. */
   getCommitAt(contractId: string, index: number): Promise<StoredCommit | null>;
 

@@ -217,6 +217,15 @@ export class PostgresStore implements Store {
     return row === undefined ? null : commitFromRow(row);
   }
 
+  async storedHashes(contractId: string, hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    const rows = await this.rows<{ hash: string }>(
+      "SELECT hash FROM commits WHERE contract_id = $1 AND hash = ANY($2::text[])",
+      [contractId, [...hashes]],
+    );
+    return new Set(rows.map((r) => r.hash));
+  }
+
   async getCommitAt(contractId: string, index: number): Promise<StoredCommit | null> {
     const [row] = await this.rows<CommitRow>(
       `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND idx = $2`,

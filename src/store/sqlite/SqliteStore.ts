@@ -207,6 +207,15 @@ export class SqliteStore implements Store {
     return row === undefined ? null : commitFromRow(row);
   }
 
+  async storedHashes(contractId: string, hashes: readonly string[]): Promise<Set<string>> {
+    if (hashes.length === 0) return new Set();
+    // One statement for any number of hashes: the list travels as one JSON parameter.
+    const rows = this.sql(
+      "SELECT hash FROM commits WHERE contract_id = ? AND hash IN (SELECT value FROM json_each(?))",
+    ).all(contractId, JSON.stringify(hashes)) as { hash: string }[];
+    return new Set(rows.map((r) => r.hash));
+  }
+
   async getCommitAt(contractId: string, index: number): Promise<StoredCommit | null> {
     const row = this.sql(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = ? AND idx = ?`).get(
       contractId,
