@@ -91,6 +91,9 @@ export interface LogEntry {
   leaf_index?: number;
 }
 
+/** Where a contract's model lives in its data. */
+export const MODEL_PATH = "/model/default.modality";
+
 /** Contract ids (PROTOCOL.md §4); see RESERVED_CONTRACT_IDS for the ids no contract may take. */
 export const CONTRACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** Action labels (PROTOCOL.md §3); method names upper-cased are excluded separately. */

@@ -1,5 +1,4 @@
-import type { GenesisValue, Operation } from "./Commit.js";
-import { MODEL_PATH } from "./pathTypes.js";
+import { type GenesisValue, MODEL_PATH, type Operation } from "./Commit.js";
 
 /**
  * The state writes of a commit's operations, in order: posts and reposts at their paths,

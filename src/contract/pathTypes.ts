@@ -1,5 +1,5 @@
 import { ParseError, parseModel, parseRule } from "../lang/parser.js";
-import { CONTRACT_ID_PATTERN, type Operation } from "./Commit.js";
+import { CONTRACT_ID_PATTERN, MODEL_PATH, type Operation } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { isLowerHex, typeName } from "./hex.js";
 import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
@@ -20,8 +20,7 @@ export const KNOWN_EXTENSIONS = [
 ] as const;
 export type Extension = (typeof KNOWN_EXTENSIONS)[number];
 
-/** The only path a `model` operation may use. */
-export const MODEL_PATH = "/model/default.modality";
+export { MODEL_PATH } from "./Commit.js";
 /** Prefixes owned by the `model`, `rule` and `repost` methods: a `post` may not write under them. */
 export const RESERVED_PREFIXES = ["/model/", "/rules/", "/reposts/"] as const;
 

@@ -1,23 +1,13 @@
 /**
- * The contract's data state, rebuilt from its pulled commits the way the hub's engine writes
- * it (src/contract/dataWrites.ts: posts, reposts and rules at their paths, the model at
- * /model/default.modality), shown as a tree of paths typed by their extension (spec 2.5).
+ * The contract's data state, rebuilt from its pulled commits with the engine's own
+ * `dataWrites` (posts, reposts and rules at their paths, the model at
+ * /model/default.modality), shown as a tree of paths typed by their extension.
  */
+import type { PulledCommit } from "../../src/contract/Commit.js";
+import { dataWrites } from "../../src/contract/dataWrites.js";
 import { h, preview } from "./dom.js";
 
-interface Op {
-  method: string;
-  path?: string;
-  value?: unknown;
-}
-
-export interface PulledCommit {
-  hash: string;
-  data: Op[];
-  timestamp?: number;
-}
-
-const MODEL_PATH = "/model/default.modality";
+export type { PulledCommit } from "../../src/contract/Commit.js";
 
 /** Spec 2.5: path extension → content type. */
 export const EXTENSION_TYPES: Readonly<Record<string, string>> = {
@@ -32,18 +22,9 @@ export const EXTENSION_TYPES: Readonly<Record<string, string>> = {
   modality: "Modality",
 };
 
-/** Applies a commit's writes to `data` (path → value), in operation order. */
+/** Applies a commit's writes to `data` (path → value), in operation order, as the hub does. */
 export function applyCommit(data: Map<string, unknown>, commit: PulledCommit): void {
-  for (const op of commit.data) {
-    if ((op.method === "post" || op.method === "repost" || op.method === "rule") && op.path !== undefined) {
-      data.set(op.path, op.value);
-    } else if (op.method === "model") {
-      data.set(MODEL_PATH, op.value);
-    } else if (op.method === "genesis") {
-      const model = (op.value as { model?: string | null } | undefined)?.model;
-      if (typeof model === "string") data.set(MODEL_PATH, model);
-    }
-  }
+  for (const [path, value] of dataWrites(commit.data)) data.set(path, value);
 }
 
 interface TreeNode {
