@@ -35,16 +35,28 @@ const LAYERS = {
   ],
 };
 
+/** Layers with no domain (small utilities such as token buckets) that every layer may import; they import nothing. */
+const SHARED = ["lib"];
+
 /** The files of src/hub other layers may import: the class, its surface, the store audit. */
 const PUBLIC_HUB = ["Hub", "HubApi", "audit"];
 
-const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
-  name: `layer-${layer}`,
-  comment: `src/${layer} may import only ${allowed.length ? allowed.join(", ") : "nothing else in src"}`,
-  severity: "error",
-  from: { path: `^src/${layer}/` },
-  to: { path: "^src/", pathNot: `^src/(${[layer, ...allowed].join("|")})/` },
-}));
+const layerRules = [
+  ...Object.entries(LAYERS).map(([layer, allowed]) => ({
+    name: `layer-${layer}`,
+    comment: `src/${layer} may import only ${[...allowed, ...SHARED].join(", ")}`,
+    severity: "error",
+    from: { path: `^src/${layer}/` },
+    to: { path: "^src/", pathNot: `^src/(${[layer, ...allowed, ...SHARED].join("|")})/` },
+  })),
+  ...SHARED.map((layer) => ({
+    name: `layer-${layer}`,
+    comment: `src/${layer} imports nothing else in src`,
+    severity: "error",
+    from: { path: `^src/${layer}/` },
+    to: { path: "^src/", pathNot: `^src/${layer}/` },
+  })),
+];
 
 module.exports = {
   forbidden: [
@@ -59,7 +71,7 @@ module.exports = {
       name: "declared-layer",
       comment: "Every directory of src/ is a layer declared in LAYERS (.dependency-cruiser.cjs).",
       severity: "error",
-      from: { path: "^src/", pathNot: `^src/(${Object.keys(LAYERS).join("|")})/` },
+      from: { path: "^src/", pathNot: `^src/(${[...Object.keys(LAYERS), ...SHARED].join("|")})/` },
       to: {},
     },
     ...layerRules,

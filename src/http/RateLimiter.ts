@@ -1,4 +1,5 @@
 import { ContractError } from "../contract/ContractError.js";
+import { retryAfterSeconds, TokenBuckets } from "../lib/TokenBuckets.js";
 
 /**
  * Token buckets per key (PROTOCOL.md §13: 500 requests/s, bursts of 1,000): an access key
@@ -9,39 +10,27 @@ import { ContractError } from "../contract/ContractError.js";
 export class RateLimiter {
   readonly perSecond: number;
   readonly burst: number;
-  readonly #now: () => number;
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #buckets: TokenBuckets;
 
   constructor(perSecond: number, burst = perSecond * 2, now: () => number = Date.now) {
     this.perSecond = perSecond;
     this.burst = burst;
-    this.#now = now;
+    this.#buckets = new TokenBuckets(burst, perSecond, 1000, now);
   }
 
   /** Takes one token for `key`, or throws RATE_LIMITED with `details.limit` and `details.retry_after` (seconds). */
   take(key: string): void {
     if (this.perSecond <= 0) return;
-    const now = this.#now();
-    if (this.#buckets.size > 100_000) this.#sweep(now);
-    const b = this.#buckets.get(key) ?? { tokens: this.burst, at: now };
-    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
-    b.at = now;
-    this.#buckets.set(key, b);
-    if (b.tokens < 1) {
+    const waitMs = this.#buckets.take(key);
+    if (waitMs > 0) {
       // Whole seconds, at least one: the Retry-After header has no finer unit.
-      const retryAfter = Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
+      const retryAfter = retryAfterSeconds(waitMs);
       throw new ContractError(
         "RATE_LIMITED",
         `Rate limit of ${this.perSecond} requests/s (bursts of ${this.burst}) exceeded; retry after ${retryAfter} s`,
         { reason: "rate_limited", limit: this.perSecond, burst: this.burst, retry_after: retryAfter },
       );
     }
-    b.tokens -= 1;
-  }
-
-  #sweep(now: number): void {
-    const full = (this.burst / this.perSecond) * 1000;
-    for (const [k, b] of this.#buckets) if (now - b.at > full) this.#buckets.delete(k);
   }
 }
 

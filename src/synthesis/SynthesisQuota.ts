@@ -1,4 +1,5 @@
 import { ContractError } from "../contract/ContractError.js";
+import { retryAfterSeconds, TokenBuckets } from "../lib/TokenBuckets.js";
 
 /** Default language-model syntheses per identity per hour (HUB_SYNTHESIS_QUOTA). */
 export const DEFAULT_SYNTHESIS_QUOTA = 100;
@@ -10,12 +11,11 @@ export const DEFAULT_SYNTHESIS_QUOTA = 100;
  */
 export class SynthesisQuota {
   readonly perHour: number;
-  readonly #now: () => number;
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #buckets: TokenBuckets;
 
   constructor(perHour: number, now: () => number = Date.now) {
     this.perHour = perHour;
-    this.#now = now;
+    this.#buckets = new TokenBuckets(perHour, perHour, 3_600_000, now);
   }
 
   /** The quota configured by `HUB_SYNTHESIS_QUOTA` (a non-negative integer), else the default. */
@@ -28,26 +28,14 @@ export class SynthesisQuota {
   /** Spends one call of `identity`, or throws RATE_LIMITED with `details.limit` and `details.retry_after` (s). */
   take(identity: string): void {
     if (this.perHour <= 0) return;
-    const now = this.#now();
-    // Multiply before dividing: refills of whole calls come out exact.
-    const refill = (ms: number) => (ms * this.perHour) / 3_600_000;
-    if (this.#buckets.size > 100_000) {
-      for (const [k, b] of this.#buckets) if (b.tokens + refill(now - b.at) >= this.perHour) this.#buckets.delete(k);
-    }
-    const b = this.#buckets.get(identity) ?? { tokens: this.perHour, at: now };
-    b.tokens = Math.min(this.perHour, b.tokens + refill(now - b.at));
-    b.at = now;
-    this.#buckets.set(identity, b);
-    if (b.tokens < 1) {
-      // Milliseconds until one call is back, computed without dividing by a rate (exact for whole quotas).
-      const waitMs = ((1 - b.tokens) * 3_600_000) / this.perHour;
-      const retryAfter = Math.max(1, Math.ceil(waitMs / 1000));
+    const waitMs = this.#buckets.take(identity);
+    if (waitMs > 0) {
+      const retryAfter = retryAfterSeconds(waitMs);
       throw new ContractError(
         "RATE_LIMITED",
         `Synthesis quota of ${this.perHour} calls per hour exceeded; retry after ${retryAfter} s`,
         { reason: "synthesis_quota", limit: this.perHour, window_s: 3600, retry_after: retryAfter },
       );
     }
-    b.tokens -= 1;
   }
 }
