@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { VERSION } from "../lib/version.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io, processIo } from "./Io.js";
 import { modelCheckCommand } from "./modelCheckCommand.js";
 import { modelGraphCommand } from "./modelGraphCommand.js";
@@ -7,7 +8,7 @@ import { registerProposalCommands } from "./registerProposalCommands.js";
 import { registerSynthesizeCommand } from "./synthesizeCommand.js";
 import { registerWorkingCopyCommands } from "./workingCopyCommands.js";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 /** Builds the `contract-hub` program; each action resolves to an exit code. */
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {

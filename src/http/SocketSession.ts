@@ -11,6 +11,7 @@ import * as S from "../api/schemas.js";
 import { ContractError } from "../contract/ContractError.js";
 import { formatIdentity } from "../contract/hex.js";
 import type { Caller, CommitEvent } from "../hub/HubApi.js";
+import { VERSION } from "../lib/version.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
 import { failure, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
@@ -83,7 +84,7 @@ export class SocketSession {
         hub: this.#options.hub,
         registry: this.#options.registry,
         caller: this.caller,
-        version: this.#options.version ?? "0.1.0",
+        version: this.#options.version ?? VERSION,
         session: this,
       };
       const answer = await dispatcher.handleText(text, ctx);
@@ -93,7 +94,7 @@ export class SocketSession {
     this.send({
       jsonrpc: "2.0",
       method: "hello",
-      params: { challenge: this.challenge, version: this.#options.version ?? "0.1.0" },
+      params: { challenge: this.challenge, version: this.#options.version ?? VERSION },
     });
   }
 

@@ -2,6 +2,7 @@ import swagger from "@fastify/swagger";
 import type { FastifyInstance } from "fastify";
 import { ErrorBody } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
+import { VERSION } from "../lib/version.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
@@ -15,7 +16,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
   const app = await createBaseApp(options);
   await app.register(swagger, {
     openapi: {
-      info: { title: "contract-hub", version: options.version ?? "0.1.0" },
+      info: { title: "contract-hub", version: options.version ?? VERSION },
       components: {
         securitySchemes: {
           hubSignature: {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Responses } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
+import { VERSION } from "../lib/version.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
@@ -28,7 +29,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
         hub: options.hub,
         registry: options.registry,
         caller: request.caller,
-        version: options.version ?? "0.1.0",
+        version: options.version ?? VERSION,
       };
       const answer = await dispatcher.handleText(request.rawBody.toString("utf8"), ctx);
       if (answer === null) return reply.code(204).send();

@@ -15,6 +15,7 @@ import { stateView } from "../contract/engine.js";
 import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
+import { VERSION } from "../lib/version.js";
 import { StorageGuard } from "../store/StorageGuard.js";
 import type { GrantRole, Store } from "../store/Store.js";
 import type { SynthesisOperations } from "../synthesis/hubOperations.js";
@@ -125,7 +126,7 @@ export class Hub implements HubApi {
       work,
       templates: options.templates ? (id, params) => options.templates!.instantiate(id, params) : undefined,
     });
-    this.version = options.version ?? "0.1.0";
+    this.version = options.version ?? VERSION;
     this.synthesis = options.synthesis;
     this.onError = options.onError ?? (() => {});
     this.ownsStore = ownsStore;

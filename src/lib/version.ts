@@ -1,0 +1,6 @@
+import { readFileSync } from "node:fs";
+
+/** The package's version, read from its package.json: the one place it is written. */
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
