@@ -8,7 +8,7 @@
  * generation (dropping it needs root on a shared machine), so these are warm-disk figures.
  * Run: npx tsx bench/run.ts coldstart
  */
-import { startHub } from "../test/reliability/support/hubProcess.js";
+import { startHub } from "../test/support/hubProcess.js";
 import { cachedDataDir, dirBytes, writeContract } from "./benchData.js";
 import type { Reporter } from "./Reporter.js";
 

@@ -5,7 +5,7 @@
  * a state read and a log page (its state replayed and, up to the LRU's 1,000, cached), then
  * after a second pass. Run: npx tsx bench/run.ts memory
  */
-import { startHub } from "../test/reliability/support/hubProcess.js";
+import { startHub } from "../test/support/hubProcess.js";
 import { cachedDataDir, dirBytes, writeContract } from "./benchData.js";
 import type { Reporter } from "./Reporter.js";
 

@@ -17,7 +17,7 @@ import { type ContractError, isContractError } from "../../src/contract/Contract
 import { checkAssetInvariants } from "../../src/hub/assets/checkAssetInvariants.js";
 import type { SubmitCommitBody } from "../../src/hub/HubApi.js";
 import { SqliteStore } from "../../src/store/sqlite/SqliteStore.js";
-import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
+import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { readBack } from "./support/readBack.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";

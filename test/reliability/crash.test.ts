@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, it } from "node:test";
-import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
+import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { readBack } from "./support/readBack.js";
 import { harnessSeed, LONG, percentile, Rng } from "./support/seeded.js";

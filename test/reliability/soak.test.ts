@@ -15,8 +15,8 @@ import { after, it } from "node:test";
 import type { HubClient } from "../../src/client/HubClient.js";
 import type { HubSocket } from "../../src/client/HubSocket.js";
 import { isContractError } from "../../src/contract/ContractError.js";
+import { killAllHubs, startHub } from "../support/hubProcess.js";
 import { Auditor } from "./support/auditor.js";
-import { killAllHubs, startHub } from "./support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, percentile, Rng } from "./support/seeded.js";
 

@@ -15,7 +15,7 @@ import { after, before, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { isContractError } from "../../src/contract/ContractError.js";
 import { computeCommitHash } from "../../src/contract/commitHash.js";
-import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
+import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, Rng } from "./support/seeded.js";
 import { type VerifyDoc, verifyDataDir } from "./support/verifyDataDir.js";

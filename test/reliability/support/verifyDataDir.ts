@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
-import { BIN } from "./hubProcess.js";
+import { BIN } from "../../support/hubProcess.js";
 
 /** The `--json` document of verify. */
 export interface VerifyDoc {
