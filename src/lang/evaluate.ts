@@ -10,6 +10,7 @@
  */
 import type { Formula, Property } from "./ast.js";
 import { BudgetExceededError } from "./checkErrors.js";
+import { children } from "./children.js";
 import type { Lts } from "./Lts.js";
 import { canonicalLabel, flipLabel, matchingEdges } from "./labelMatches.js";
 import { checkMonotone } from "./monotonicity.js";
@@ -318,31 +319,9 @@ class Evaluator {
     let vars = this.free.get(f);
     if (vars) return vars;
     const set = new Set<string>();
-    switch (f.kind) {
-      case "ident":
-        set.add(f.name);
-        break;
-      case "and":
-      case "or":
-      case "implies":
-      case "until":
-        for (const v of this.freeVars(f.left)) set.add(v);
-        for (const v of this.freeVars(f.right)) set.add(v);
-        break;
-      case "not":
-      case "diamond":
-      case "box":
-      case "diamondbox":
-      case "always":
-      case "eventually":
-      case "next":
-        for (const v of this.freeVars(f.arg)) set.add(v);
-        break;
-      case "lfp":
-      case "gfp":
-        for (const v of this.freeVars(f.body)) if (v !== f.variable) set.add(v);
-        break;
-    }
+    if (f.kind === "ident") set.add(f.name);
+    const binder = f.kind === "lfp" || f.kind === "gfp" ? f.variable : null;
+    for (const c of children(f)) for (const v of this.freeVars(c.formula)) if (v !== binder) set.add(v);
     vars = set;
     this.free.set(f, vars);
     return vars;
@@ -351,38 +330,13 @@ class Evaluator {
 
 /** Parity (0 even, 1 odd) of the negations above the first free occurrence of v; -1 if none. */
 function occurrenceParity(f: Formula, v: string, negations: number): number {
-  const first = (...parts: Array<[Formula, number]>) => {
-    for (const [g, n] of parts) {
-      const r = occurrenceParity(g, v, n);
-      if (r >= 0) return r;
-    }
-    return -1;
-  };
-  switch (f.kind) {
-    case "true":
-    case "false":
-      return -1;
-    case "ident":
-      return f.name === v ? negations % 2 : -1;
-    case "not":
-      return first([f.arg, negations + 1]);
-    case "implies":
-      return first([f.left, negations + 1], [f.right, negations]);
-    case "and":
-    case "or":
-    case "until":
-      return first([f.left, negations], [f.right, negations]);
-    case "diamond":
-    case "box":
-    case "diamondbox":
-    case "always":
-    case "eventually":
-    case "next":
-      return first([f.arg, negations]);
-    case "lfp":
-    case "gfp":
-      return f.variable === v ? -1 : first([f.body, negations]);
+  if (f.kind === "ident") return f.name === v ? negations % 2 : -1;
+  if ((f.kind === "lfp" || f.kind === "gfp") && f.variable === v) return -1;
+  for (const c of children(f)) {
+    const r = occurrenceParity(c.formula, v, negations + (c.negated ? 1 : 0));
+    if (r >= 0) return r;
   }
+  return -1;
 }
 
 function sameSet(a: StateSet, b: StateSet): boolean {

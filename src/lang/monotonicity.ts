@@ -4,6 +4,7 @@
  */
 import type { Formula } from "./ast.js";
 import { MonotonicityError } from "./checkErrors.js";
+import { children } from "./children.js";
 
 export { MonotonicityError } from "./checkErrors.js";
 
@@ -25,39 +26,11 @@ export function isMonotone(formula: Formula): boolean {
 
 /** `bound` maps each variable in scope to the negation depth at its binder. */
 function walk(f: Formula, negations: number, bound: ReadonlyMap<string, number>): void {
-  switch (f.kind) {
-    case "true":
-    case "false":
-      return;
-    case "ident": {
-      const atBinder = bound.get(f.name);
-      if (atBinder !== undefined && (negations - atBinder) % 2 !== 0) throw new MonotonicityError(f.name);
-      return;
-    }
-    case "not":
-      walk(f.arg, negations + 1, bound);
-      return;
-    case "implies":
-      walk(f.left, negations + 1, bound);
-      walk(f.right, negations, bound);
-      return;
-    case "and":
-    case "or":
-    case "until":
-      walk(f.left, negations, bound);
-      walk(f.right, negations, bound);
-      return;
-    case "diamond":
-    case "box":
-    case "diamondbox":
-    case "always":
-    case "eventually":
-    case "next":
-      walk(f.arg, negations, bound);
-      return;
-    case "lfp":
-    case "gfp":
-      walk(f.body, negations, new Map(bound).set(f.variable, negations));
-      return;
+  if (f.kind === "ident") {
+    const atBinder = bound.get(f.name);
+    if (atBinder !== undefined && (negations - atBinder) % 2 !== 0) throw new MonotonicityError(f.name);
+    return;
   }
+  const inner = f.kind === "lfp" || f.kind === "gfp" ? new Map(bound).set(f.variable, negations) : bound;
+  for (const c of children(f)) walk(c.formula, negations + (c.negated ? 1 : 0), inner);
 }
