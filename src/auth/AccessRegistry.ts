@@ -5,6 +5,7 @@
  */
 
 import type { Caller } from "../api/Caller.js";
+import type { RegisterBody, RevokeBody } from "../api/schemas.js";
 import { ContractError } from "../contract/ContractError.js";
 import { decodeSignature, encodeHex, formatIdentity, parseIdentity } from "../contract/hex.js";
 import { verifyAsync } from "../contract/keys.js";
@@ -42,7 +43,7 @@ export class AccessRegistry {
   }
 
   /** Registers an access key for an identity after both keys proved possession. */
-  async register(body: Record<string, unknown>): Promise<RegisterResult> {
+  async register(body: RegisterBody): Promise<RegisterResult> {
     const identity = encodeHex(parseIdentity(body.identity_pubkey, "identity_pubkey"));
     const access = encodeHex(parseIdentity(body.access_pubkey, "access_pubkey"));
     const identitySig = decodeSignature(body.identity_signature, "identity_signature");
@@ -75,7 +76,7 @@ export class AccessRegistry {
    * Revokes `body.access_key`: the caller must be authenticated as the key's identity, unless
    * the body carries `identity_pubkey` + `identity_signature` over the revocation text.
    */
-  async revoke(caller: Caller, body: Record<string, unknown>): Promise<{ access_key: string; revoked_at: number }> {
+  async revoke(caller: Caller, body: RevokeBody): Promise<{ access_key: string; revoked_at: number }> {
     const access = encodeHex(parseIdentity(body.access_key, "access_key"));
     let identity: string;
     if (body.identity_signature !== undefined || body.identity_pubkey !== undefined) {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { RegisterBody, RevokeBody } from "../api/schemas.js";
 import { encodeHex } from "../contract/hex.js";
 import { publicKeyFromSeed, sign } from "../contract/keys.js";
 import {
@@ -34,7 +35,7 @@ export function signRequest(seed: Uint8Array, req: RequestToSign): Record<string
 }
 
 /** The `POST /register` body for an identity seed and an access seed. */
-export function registrationBody(identitySeed: Uint8Array, accessSeed: Uint8Array): Record<string, string> {
+export function registrationBody(identitySeed: Uint8Array, accessSeed: Uint8Array): RegisterBody {
   const identity = encodeHex(publicKeyFromSeed(identitySeed));
   const access = encodeHex(publicKeyFromSeed(accessSeed));
   const text = Buffer.from(registrationText(identity, access), "utf8");
@@ -47,7 +48,7 @@ export function registrationBody(identitySeed: Uint8Array, accessSeed: Uint8Arra
 }
 
 /** The `POST /access/revoke` body that revokes `accessKey` (hex) with the identity key alone. */
-export function revocationBody(identitySeed: Uint8Array, accessKey: string): Record<string, string> {
+export function revocationBody(identitySeed: Uint8Array, accessKey: string): RevokeBody {
   const identity = encodeHex(publicKeyFromSeed(identitySeed));
   const text = Buffer.from(revocationText(identity, accessKey), "utf8");
   return { access_key: accessKey, identity_pubkey: identity, identity_signature: encodeHex(sign(identitySeed, text)) };
