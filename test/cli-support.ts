@@ -1,12 +1,13 @@
 /**
  * Real processes for the command-line tests: a hub started with `contract-hub start` on free
- * ports over a temp data directory, and `node bin/contract-hub.js …` runs with their own
+ * ports over a temp data directory (test/support/hubProcess.ts), and `node bin/contract-hub.js …` runs with their own
  * key directory (CONTRACT_HUB_HOME) and working folder.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type HubProcess, startHub } from "./support/hubProcess.js";
 
 const BIN = resolve(import.meta.dirname, "..", "bin", "contract-hub.js");
 
@@ -15,42 +16,11 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `cli-${prefix}-`));
 }
 
-/** A running hub process. */
-export interface HubProcess {
-  url: string;
-  dataDir: string;
-  stop(): Promise<void>;
-}
+export type { HubProcess } from "./support/hubProcess.js";
 
-/** Starts `contract-hub start --port 0` and waits for the printed REST address. */
-export async function startHubProcess(dataDir: string): Promise<HubProcess> {
-  const child = spawn(
-    process.execPath,
-    [BIN, "start", "--port", "0", "--rpc-port", "0", "--data-dir", dataDir, "--rate-limit", "0"],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HUB_LOG_LEVEL: "warn" } },
-  );
-  let stderr = "";
-  child.stderr!.on("data", (d) => {
-    stderr += String(d);
-  });
-  const url = await new Promise<string>((ok, fail) => {
-    let out = "";
-    child.stdout!.on("data", (d) => {
-      out += String(d);
-      const m = /^REST\s+(http:\/\/\S+)/m.exec(out);
-      if (m) ok(m[1]!);
-    });
-    child.once("exit", (code) => fail(new Error(`hub exited with ${code} before listening: ${stderr}`)));
-  });
-  return { url, dataDir, stop: () => stopChild(child) };
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((ok) => {
-    child.once("exit", () => ok());
-    child.kill("SIGTERM");
-  });
+/** Starts `contract-hub start` on free ports over `dataDir` (the shared harness of test/support). */
+export function startHubProcess(dataDir: string): Promise<HubProcess> {
+  return startHub(dataDir);
 }
 
 /** What a command run returned. */
