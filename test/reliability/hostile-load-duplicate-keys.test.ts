@@ -17,7 +17,7 @@ import { buildWireCommit } from "../../src/contract/buildWireCommit.js";
 import { generateKeyPair } from "../../src/contract/keys.js";
 import { objectCount, withDuplicate } from "../support/duplicateJson.js";
 import { testDatabase } from "../support/pg.js";
-import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
+import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { isContractError } from "../../src/contract/ContractError.js";
 import { healthBecomes, mountSmallFs, rawRequest, timedHealth } from "./support/faults.js";
-import { killAllHubs, startHub } from "./support/hubProcess.js";
+import { killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 

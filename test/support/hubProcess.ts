@@ -16,8 +16,8 @@ const running = new Set<ChildProcess>();
 /** A running hub. */
 export interface HubProcess {
   url: string;
-  /** The JSON-RPC address, when the hub serves it. */
-  rpcUrl?: string;
+  /** The JSON-RPC address ("" when the hub serves none). */
+  rpcUrl: string;
   /** The SQLite data directory ("" for PostgreSQL or when started with other arguments). */
   dataDir: string;
   pid: number;
@@ -43,7 +43,11 @@ export async function startHub(store: string | { databaseUrl: string }, extraArg
   const storeArgs = typeof store === "string" ? ["--data-dir", store] : ["--database-url", store.databaseUrl];
   const hub = await spawnHub(["--port", "0", "--rpc-port", "0", "--rate-limit", "0", ...storeArgs, ...extraArgs]);
   await untilHealthy(hub.url);
-  return { ...hub, dataDir: typeof store === "string" ? store : "", readyMs: performance.now() - started };
+  return {
+    ...hub,
+    dataDir: typeof store === "string" ? store : "",
+    readyMs: performance.now() - started,
+  };
 }
 
 /** Starts a hub on a PostgreSQL database: REST only, no rate limit. */
@@ -83,7 +87,7 @@ export function spawnHub(args: string[]): Promise<HubProcess> {
       child.stdout!.resume();
       resolve({
         url: rest[1]!,
-        ...(rpc ? { rpcUrl: rpc[1]! } : {}),
+        rpcUrl: rpc ? rpc[1]! : "",
         dataDir: "",
         pid: child.pid!,
         child,
