@@ -16,8 +16,8 @@ import { registrationBody, signRequest } from "../../src/auth/signRequest.js";
 import { buildWireCommit } from "../../src/contract/buildWireCommit.js";
 import { generateKeyPair } from "../../src/contract/keys.js";
 import { objectCount, withDuplicate } from "../support/duplicateJson.js";
-import { testDatabase } from "../support/pg.js";
 import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
+import { testDatabase } from "../support/pg.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 

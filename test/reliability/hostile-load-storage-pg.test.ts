@@ -12,9 +12,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { testDatabase } from "../support/pg.js";
 import { healthBecomes, rawRequest, TcpProxy, timedHealth } from "./support/faults.js";
-import { type HubProcess, killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { isContractError } from "../../src/contract/ContractError.js";
-import { healthBecomes, mountSmallFs, rawRequest, timedHealth } from "./support/faults.js";
 import { killAllHubs, startHub } from "../support/hubProcess.js";
+import { healthBecomes, mountSmallFs, rawRequest, timedHealth } from "./support/faults.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 

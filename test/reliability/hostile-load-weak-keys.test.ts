@@ -16,9 +16,9 @@ import { signRequest } from "../../src/auth/signRequest.js";
 import { buildWireCommit } from "../../src/contract/buildWireCommit.js";
 import { generateKeyPair } from "../../src/contract/keys.js";
 import { decodeLenient, encodeRaw, P, smallOrderEncodings } from "../support/edwards25519.js";
+import { killAllHubs, startHub } from "../support/hubProcess.js";
 import { testDatabase } from "../support/pg.js";
 import { rawRequest } from "./support/faults.js";
-import { killAllHubs, startHub } from "../support/hubProcess.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 
