@@ -23,6 +23,7 @@ const BY_CONTRACT = new Set([
   "appendCommits",
   "readCommits",
   "getCommitByHash",
+  "storedHashes",
   "getCommitAt",
   "setGrant",
   "getGrant",
