@@ -9,7 +9,6 @@ import type {
   SubmitCommitBody,
   SynthesizeBody,
 } from "../api/schemas.js";
-import type { WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
 import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.js";
