@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after } from "node:test";
+import { type HubProcess, killAllHubs, startHub } from "../../support/hubProcess.js";
 import { testDatabase } from "../../support/pg.js";
-import { type HubProcess, killAllHubs, startHub } from "./hubProcess.js";
 import { LONG } from "./seeded.js";
 
 export type StoreKind = "sqlite" | "postgres";
