@@ -80,6 +80,7 @@ describe("proposals over REST", () => {
     assert.deepEqual(body.proposal.missing, []);
     assert.equal(body.commit.commit_hash, commit.hash);
     assert.equal(body.commit.index, 1);
+    assert.equal(body.commit.leaf_index, 1, "the completed commit carries its log leaf");
     assert.equal(body.commit.new_state.current_state, "cancelled");
 
     const log = (await t.app.inject({ method: "GET", url: `/contracts/${id}/log` })).json();

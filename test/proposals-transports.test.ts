@@ -68,10 +68,14 @@ describe("proposals over every transport", { timeout: 60_000 }, () => {
         signatures,
       })) as {
         proposal: ProposalView;
-        commit?: { index: number };
+        commit?: { index: number; leaf_index?: number };
       };
       assert.equal(signed.proposal.status, "committed", transport.name);
       assert.equal(signed.commit?.index, 1);
+      assert.ok(
+        Number.isInteger(signed.commit?.leaf_index),
+        `${transport.name}: the completed commit carries its log leaf`,
+      );
 
       const refused = await transport.call(seller, "withdrawProposal", { contract_id: id, hash: commit.hash }).then(
         () => null,

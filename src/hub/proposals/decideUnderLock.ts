@@ -3,6 +3,7 @@ import type { SubmitCommitResult } from "../../api/responses.js";
 import type { WireCommit } from "../../contract/Commit.js";
 import type { ContractState } from "../../contract/ContractState.js";
 import { applyDelta, decideProposal, type MissingSignature, stateView } from "../../contract/engine.js";
+import { leafOf } from "../../contract/StoredCommit.js";
 import { hubLedger } from "../assets/hubLedger.js";
 import { engineContext } from "../engineContext.js";
 import type { HubContext } from "../HubContext.js";
@@ -52,6 +53,12 @@ export async function decideUnderLock(
   const view = stateView(state);
   hub.publish(id, [stored], [view]);
   return {
-    committed: { commit_hash: stored.hash, index: stored.index, new_state: view, timestamp: stored.timestamp },
+    committed: {
+      commit_hash: stored.hash,
+      index: stored.index,
+      new_state: view,
+      timestamp: stored.timestamp,
+      ...leafOf(stored),
+    },
   };
 }
