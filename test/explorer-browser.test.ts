@@ -15,8 +15,10 @@ import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
+import { proposalSignatures } from "../src/client/proposalSignatures.js";
 import { signedSubmitBody } from "../src/client/signedCommits.js";
 import type { ContractError } from "../src/contract/ContractError.js";
+import { buildCommit } from "../src/contract/engine.js";
 import { type RunningServers, startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
@@ -210,6 +212,25 @@ describe("explorer in a real browser", { skip }, () => {
       (await page.locator("#checkpoint pre.checkpoint").textContent()) ?? "",
       /^contract-hub\/[0-9a-f]{16}\n/,
     );
+  });
+
+  it("shows an open proposal with who still has to sign, live, and drops it once it is committed", async () => {
+    const { head } = await live.rest.getState(id);
+    const commit = buildCommit(id, head, [{ method: "action", value: "CANCEL" }]);
+    const ref = { hash: commit.hash, contract_id: id, parent: head, data: commit.data };
+    commit.head.signatures = proposalSignatures(ref, [{ key: buyer.identity.seed, as: "/users/buyer.id" }]);
+    await live.rest.withKey(buyer.access.seed).propose(id, commit);
+
+    const item = page.locator(`#proposals li[data-hash="${commit.hash}"]`);
+    await item.waitFor();
+    assert.equal(await item.locator(".signed").textContent(), "/users/buyer.id");
+    assert.equal(await item.locator(".missing").getAttribute("data-signers"), "/users/seller.id");
+
+    const signatures = proposalSignatures(ref, [{ key: seller.identity.seed, as: "/users/seller.id" }]);
+    await live.rest.withKey(seller.access.seed).signProposal(id, commit.hash, signatures);
+    await page.locator('svg.diagram g.state.current[data-state="cancelled"]').waitFor();
+    await item.waitFor({ state: "detached" });
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-proposals.png"), fullPage: true });
   });
 });
 

@@ -18,6 +18,7 @@ export function subscribeCommits(
   since: number,
   onCommit: (n: CommitNotice) => void,
   onStatus: (s: LiveStatus) => void,
+  onProposal?: () => void,
 ): () => void {
   let next = since;
   let socket: WebSocket | null = null;
@@ -47,6 +48,8 @@ export function subscribeCommits(
         );
       } else if (msg.id === 1) {
         onStatus(msg.error ? "offline" : "live");
+      } else if (msg.method === "proposal") {
+        onProposal?.();
       } else if (msg.method === "commit" && msg.params && msg.params.commit.index >= next) {
         next = msg.params.commit.index + 1;
         onCommit(msg.params);

@@ -20,6 +20,7 @@ import { explainPanel } from "./contract/explainPanel.js";
 import { logPanel } from "./contract/logPanel.js";
 import { metaPanel } from "./contract/metaPanel.js";
 import { modelPanel } from "./contract/modelPanel.js";
+import { proposalsPanel } from "./contract/proposalsPanel.js";
 import { rulesPanel } from "./contract/rulesPanel.js";
 
 export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStatus | null) => void): () => void {
@@ -52,11 +53,13 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
 
   const meta = metaPanel(ctx);
   const model = modelPanel(ctx);
+  const proposals = proposalsPanel(ctx);
   /** The page's sections, in page order. */
   const panels: Panel[] = [
     meta,
     model,
     customPredicatesPanel(ctx),
+    proposals,
     explainPanel(ctx),
     rulesPanel(ctx),
     dataPanel(ctx),
@@ -114,6 +117,7 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
         });
       },
       setLive,
+      () => ctx.enqueue(() => proposals.refresh()),
     );
   });
 
