@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Actor, cli, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
+import { Actor, cli, type HubProcess, setUpEscrow, startHubProcess, tempDir } from "./cli-support.js";
 
 interface ErrorDoc {
   code: string;
@@ -25,21 +25,7 @@ before(async () => {
   hub = await startHubProcess(join(base, "hub-data"));
   buyer = new Actor("buyer", base, hub.url);
   seller = new Actor("seller", base, hub.url);
-  for (const a of [buyer, seller]) {
-    a.publicKey = (await a.ok<{ public_key: string }>(["keygen", "--name", a.name])).public_key;
-    await a.ok(["register"]);
-  }
-  const init = await buyer.ok<{ contract_id: string }>([
-    "init",
-    ".",
-    "--template",
-    "escrow",
-    "--param",
-    "buyer=buyer",
-    "--param",
-    `seller=${seller.publicKey}`,
-  ]);
-  await seller.ok(["clone", `${hub.url}/${init.contract_id}`, "."]);
+  await setUpEscrow(buyer, seller, hub.url);
 });
 after(async () => hub?.stop());
 

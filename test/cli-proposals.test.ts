@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Actor, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
+import { Actor, type HubProcess, setUpEscrow, startHubProcess, tempDir } from "./cli-support.js";
 
 interface ProposalDoc {
   hash: string;
@@ -31,21 +31,7 @@ after(async () => hub?.stop());
 
 describe("an escrow CANCEL agreed by both parties from two terminals", { timeout: 180_000 }, () => {
   it("sets up the escrow and deposits", async () => {
-    for (const a of [buyer, seller]) {
-      a.publicKey = (await a.ok<{ public_key: string }>(["keygen", "--name", a.name])).public_key;
-      await a.ok(["register"]);
-    }
-    const init = await buyer.ok<{ contract_id: string }>([
-      "init",
-      ".",
-      "--template",
-      "escrow",
-      "--param",
-      "buyer=buyer",
-      "--param",
-      `seller=${seller.publicKey}`,
-    ]);
-    await seller.ok(["clone", `${hub.url}/${init.contract_id}`, "."]);
+    await setUpEscrow(buyer, seller, hub.url);
     await buyer.ok(["commit", "--action", "DEPOSIT"]);
     await buyer.ok(["push"]);
   });

@@ -92,3 +92,26 @@ export class Actor {
     return r.json<T>();
   }
 }
+
+/**
+ * The escrow walkthrough's set-up: both parties make and register keys, the buyer creates an
+ * escrow from the template with the seller's key, and the seller clones it.
+ */
+export async function setUpEscrow(buyer: Actor, seller: Actor, hubUrl: string): Promise<string> {
+  for (const a of [buyer, seller]) {
+    a.publicKey = (await a.ok<{ public_key: string }>(["keygen", "--name", a.name])).public_key;
+    await a.ok(["register"]);
+  }
+  const init = await buyer.ok<{ contract_id: string }>([
+    "init",
+    ".",
+    "--template",
+    "escrow",
+    "--param",
+    "buyer=buyer",
+    "--param",
+    `seller=${seller.publicKey}`,
+  ]);
+  await seller.ok(["clone", `${hubUrl}/${init.contract_id}`, "."]);
+  return init.contract_id;
+}
