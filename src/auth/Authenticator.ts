@@ -4,10 +4,11 @@
  * lookup, and the signature before the nonce is spent, so forged requests cannot burn nonces.
  */
 
-import { ANONYMOUS, type Caller } from "../api/Caller.js";
+import { ANONYMOUS, type Caller, type PendingNonce } from "../api/Caller.js";
 import { ContractError } from "../contract/ContractError.js";
 import { decodeHex, isLowerHex } from "../contract/hex.js";
 import { verifyAsync } from "../contract/keys.js";
+import { replayedNonce } from "../store/replayedNonce.js";
 import type { AccessKeyRecord, AuthStore } from "./AuthStore.js";
 import { AUTH_HEADERS, requestSigningText, sha256HexOf, socketAuthText } from "./signingText.js";
 
@@ -27,6 +28,11 @@ export interface AuthenticatorOptions {
   windowMs?: number;
   /** Current time in ms (tests pin it). */
   now?: () => number;
+}
+
+export interface AuthenticateOptions {
+  /** Leave the nonce unspent on the returned caller (the request's append stores it). */
+  deferNonce?: boolean;
 }
 
 const NONCE = /^[0-9a-f]{16,128}$/;
@@ -50,12 +56,16 @@ export class Authenticator {
   }
 
   /** The caller of a request: anonymous without auth headers, else verified or 401. */
-  async identify(req: SignedRequest): Promise<Caller> {
-    return Authenticator.hasCredentials(req.headers) ? this.authenticate(req) : ANONYMOUS;
+  async identify(req: SignedRequest, options: AuthenticateOptions = {}): Promise<Caller> {
+    return Authenticator.hasCredentials(req.headers) ? this.authenticate(req, options) : ANONYMOUS;
   }
 
-  /** Verifies the request's signature headers; throws UNAUTHORIZED naming what failed. */
-  async authenticate(req: SignedRequest): Promise<Caller> {
+  /**
+   * Verifies the request's signature headers; throws UNAUTHORIZED naming what failed. The
+   * nonce is spent here, unless `deferNonce`: then the caller carries it unspent, for the
+   * request's append to store in its own transaction (or `spendNonce` after the request).
+   */
+  async authenticate(req: SignedRequest, options: AuthenticateOptions = {}): Promise<Caller> {
     const key = header(req, AUTH_HEADERS.key);
     const timestamp = header(req, AUTH_HEADERS.timestamp);
     const nonce = header(req, AUTH_HEADERS.nonce);
@@ -83,10 +93,22 @@ export class Authenticator {
     const text = requestSigningText(req.method, req.url, timestamp!, nonce!, sha256HexOf(req.body));
     const ok = await verifyAsync(decodeHex(key), Buffer.from(text, "utf8"), decodeHex(signature));
     if (!ok) throw unauthorized("X-Hub-Signature does not verify for this request", "bad_signature");
-    if (!(await this.#store.useNonce(key, nonce!, Math.ceil((ts + this.#windowMs) / 1000)))) {
-      throw unauthorized("X-Hub-Nonce was already used (replayed request)", "replayed_nonce");
-    }
+    const pending: PendingNonce = {
+      accessKey: key,
+      nonce: nonce!,
+      expiresAt: Math.ceil((ts + this.#windowMs) / 1000),
+      spent: false,
+    };
+    if (options.deferNonce) return { identity: record.identity, accessKey: record.accessKey, nonce: pending };
+    await this.spendNonce(pending);
     return { identity: record.identity, accessKey: record.accessKey };
+  }
+
+  /** Records a deferred nonce on its own (a no-op once spent); UNAUTHORIZED `replayed_nonce` when it was used. */
+  async spendNonce(pending: PendingNonce): Promise<void> {
+    if (pending.spent) return;
+    if (!(await this.#store.useNonce(pending.accessKey, pending.nonce, pending.expiresAt))) throw replayedNonce();
+    pending.spent = true;
   }
 
   /** Verifies a WebSocket `authenticate {key, signature}` over the connection's challenge. */

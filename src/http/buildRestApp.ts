@@ -9,6 +9,7 @@ import type { HttpOptions } from "./HttpOptions.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { Answer, REST_ROUTES } from "./restRoutes.js";
 import { serveExplorer } from "./serveExplorer.js";
+import { spendingNonce } from "./spendingNonce.js";
 
 /** The REST app (spec 4.1 + PROTOCOL.md §4), with `/openapi.json` and `/ws`. */
 export async function buildRestApp(options: HttpOptions): Promise<FastifyInstance> {
@@ -33,7 +34,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
     app.route({
       method: route.method,
       url: route.url,
-      config: { auth: route.auth },
+      config: { auth: route.auth, ...(route.nonceInAppend ? { nonceInAppend: true } : {}) },
       ...(route.largeBody ? { bodyLimit: limits.pushBodyBytes } : {}),
       ...(route.method === "POST" ? { preValidation: async (request) => checkCountLimits(request.body, limits) } : {}),
       schema: {
@@ -50,14 +51,16 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
         },
       },
       handler: async (request, reply) => {
-        const out = await route.run({
-          hub: options.hub,
-          registry: options.registry,
-          caller: request.caller,
-          params: request.params as Record<string, string>,
-          query: (request.query ?? {}) as Record<string, number | string | undefined>,
-          body: (request.body ?? {}) as Record<string, unknown>,
-        });
+        const out = await spendingNonce(options.authenticator, request.caller, async () =>
+          route.run({
+            hub: options.hub,
+            registry: options.registry,
+            caller: request.caller,
+            params: request.params as Record<string, string>,
+            query: (request.query ?? {}) as Record<string, number | string | undefined>,
+            body: (request.body ?? {}) as Record<string, unknown>,
+          }),
+        );
         if (out instanceof Answer) {
           if (out.type !== undefined) reply.type(out.type);
           return reply.code(out.status).send(out.body);

@@ -40,6 +40,8 @@ declare module "fastify" {
     auth?: AuthMode;
     /** Keep the body as raw bytes (the JSON-RPC route parses it itself to answer -32700). */
     rawBodyOnly?: boolean;
+    /** The request's nonce is left to its append's transaction (see spendingNonce). */
+    nonceInAppend?: boolean;
   }
 }
 
@@ -138,5 +140,8 @@ async function resolveCaller(options: HttpOptions, request: FastifyRequest): Pro
   const mode = request.routeOptions.config.auth ?? "optional";
   if (mode === "none") return ANONYMOUS;
   const signed = { method: request.method, url: request.url, headers: request.headers, body: request.rawBody };
-  return mode === "required" ? options.authenticator.authenticate(signed) : options.authenticator.identify(signed);
+  const how = { deferNonce: request.routeOptions.config.nonceInAppend === true };
+  return mode === "required"
+    ? options.authenticator.authenticate(signed, how)
+    : options.authenticator.identify(signed, how);
 }

@@ -51,6 +51,11 @@ export interface RestRoute<R extends RouteSchemas = RouteSchemas> {
   alsoAnswers?: readonly number[];
   /** Push bodies may be larger than the general limit. */
   largeBody?: boolean;
+  /**
+   * The request's nonce is stored by the transaction of the append it causes (one durable
+   * write per request) instead of before the handler runs; see spendingNonce.
+   */
+  nonceInAppend?: boolean;
   schema: R;
   run(ctx: RouteContext<R>): Promise<unknown> | unknown;
 }
@@ -137,6 +142,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     url: "/contracts/:id/commits",
     summary: "Submit one commit (fields, or a client-built {commit})",
     auth: "required",
+    nonceInAppend: true,
     status: 201,
     // An idempotent re-send of the head answers 200 with the stored commit.
     alsoAnswers: [200],
@@ -159,6 +165,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     url: "/contracts/:id/push",
     summary: "Push commits atomically (creates the contract from a genesis)",
     auth: "required",
+    nonceInAppend: true,
     largeBody: true,
     schema: { params: S.IdParams, body: S.PushBody, response: S.Responses.pushed },
     run: ({ hub, caller, params, body }) => hub.push(caller, params.id, body),

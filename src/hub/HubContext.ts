@@ -118,16 +118,31 @@ export class HubContext implements HubParts {
     return facts;
   }
 
-  /** Stores commits at `expectedHead`; a CONFLICT means another process moved the head, so the cache is dropped. */
-  async append(id: string, expectedHead: string | null, commits: StoredCommit[], extras?: AppendExtras): Promise<void> {
+  /**
+   * Stores commits at `expectedHead`; a CONFLICT means another process moved the head, so the
+   * cache is dropped. The caller's unspent request nonce, if any, is stored in the same
+   * transaction (and marked spent once it is).
+   */
+  async append(
+    id: string,
+    expectedHead: string | null,
+    commits: StoredCommit[],
+    extras: AppendExtras = {},
+    caller?: Caller,
+  ): Promise<void> {
     // Every append path comes through here, so the party index cannot miss a `.id` write.
     const parties = partyPaths(commits);
+    const nonce = caller?.nonce?.spent === false ? caller.nonce : undefined;
+    const all: AppendExtras = { ...extras };
+    if (parties.length > 0) all.parties = parties;
+    if (nonce !== undefined) all.nonce = { accessKey: nonce.accessKey, nonce: nonce.nonce, expiresAt: nonce.expiresAt };
     try {
-      await this.store.appendCommits(id, expectedHead, commits, parties.length > 0 ? { ...extras, parties } : extras);
+      await this.store.appendCommits(id, expectedHead, commits, all);
     } catch (err) {
       if (isContractError(err, "CONFLICT")) this.cache.delete(id);
       throw err;
     }
+    if (nonce !== undefined) nonce.spent = true;
   }
 
   /** Hands acknowledged commits to the subscribers (views may be null: they are then read back). */

@@ -133,7 +133,7 @@ export async function pushCommits(
       views.push(wantViews ? stateView(working) : null);
     }
 
-    await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}));
+    await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}), caller);
     hub.cache.set(working);
     hub.publish(id, stored, views);
     return { pushed: stored.length, head: working.head };

@@ -105,7 +105,7 @@ function submitLocked(
       prevalidated: fields,
     });
     const { stored, delta } = await acceptCommit(state, commit, ctx);
-    await hub.append(id, state.head, [stored], ledger.extras());
+    await hub.append(id, state.head, [stored], ledger.extras(), caller);
     applyDelta(state, delta);
     hub.cache.set(state);
     const view = stateView(state);

@@ -67,6 +67,19 @@ export interface AppendExtras {
   parties?: PartyPath[];
   /** The proposal these commits complete: marked committed, with its final signatures, in the same transaction. */
   proposal?: { hash: string; signatures: Record<string, string> };
+  /**
+   * The nonce of the request that causes the append, recorded as `useNonce` would, in the
+   * same transaction: one durable write per request, and a replay can never append (when the
+   * nonce was already used, UNAUTHORIZED `replayed_nonce` and nothing is stored).
+   */
+  nonce?: RequestNonce;
+}
+
+/** A request nonce to record: the signing access key, the nonce, and until when (seconds) it is kept. */
+export interface RequestNonce {
+  accessKey: string;
+  nonce: string;
+  expiresAt: number;
 }
 
 /** One `.id` path of a contract and the identity (lower-case hex) now stored there. */

@@ -21,7 +21,7 @@ import type {
 } from "../Store.js";
 import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js";
 import { migratePg } from "./migrate.js";
-import { appendInTransaction } from "./pgAppend.js";
+import { appendInTransaction, INSERT_NONCE, nonceParams } from "./pgAppend.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
 import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
@@ -189,6 +189,8 @@ export class PostgresStore implements Store {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
     await this.write((client) => appendInTransaction(client, this.channel, contractId, expectedHead, commits, extras));
     this.counters.appends++;
+    // Outside the append's transaction, so the sweep never holds its locks.
+    if (extras.nonce !== undefined) await this.sweepNonces(Math.floor(Date.now() / 1000));
   }
 
   async *readCommits(contractId: string, from = 0, to?: number): AsyncIterable<StoredCommit> {
@@ -343,22 +345,21 @@ export class PostgresStore implements Store {
 
   async useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean> {
     const now = Math.floor(Date.now() / 1000);
-    // One autocommit statement: an expired row may be reused; a live one (also one another
-    // instance wrote a moment ago: ON CONFLICT waits for it) means a replay.
-    const r = await this.writeStatement(
-      `INSERT INTO nonces (access_key, nonce, expires_at) VALUES ($1, $2, $3)
-         ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
-         WHERE nonces.expires_at < $4`,
-      [accessKey, nonce, expiresAt, now],
-    );
-    const fresh = r.rowCount === 1;
-    if (now !== this.lastNonceSweep) {
-      // At most one sweep per second per instance (not one per request as in SQLite, where
-      // it is free): many instances deleting the same rows at once would only contend.
-      this.lastNonceSweep = now;
-      await this.pool.query("DELETE FROM nonces WHERE expires_at < $1", [now]).catch(() => {});
-    }
-    return fresh;
+    // One autocommit statement: a live row (also one another instance wrote a moment ago:
+    // ON CONFLICT waits for it) means a replay.
+    const r = await this.writeStatement(INSERT_NONCE, nonceParams({ accessKey, nonce, expiresAt }, now));
+    await this.sweepNonces(now);
+    return r.rowCount === 1;
+  }
+
+  /**
+   * Deletes expired nonces at most once a second per instance (not on every write as in
+   * SQLite, where it is free): many instances deleting the same rows at once would only contend.
+   */
+  private async sweepNonces(now: number): Promise<void> {
+    if (now === this.lastNonceSweep) return;
+    this.lastNonceSweep = now;
+    await this.pool.query("DELETE FROM nonces WHERE expires_at < $1", [now]).catch(() => {});
   }
 
   async getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }> {

@@ -2,13 +2,23 @@ import type pg from "pg";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
-import type { AppendExtras } from "../Store.js";
+import { replayedNonce } from "../replayedNonce.js";
+import type { AppendExtras, RequestNonce } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
 import { insertCommits } from "./pgCommitRows.js";
 import { markPgCommitted } from "./pgProposals.js";
 import { appendPgLeaves } from "./pgTree.js";
 
-/** Head check under the row lock, leaf numbering (the tree's lock), one batched insert, head update, asset effects, party index, NOTIFY. */
+/** Records a request nonce; an expired row may be reused, a live one leaves the row alone (rowCount 0: a replay). */
+export const INSERT_NONCE = `INSERT INTO nonces (access_key, nonce, expires_at) VALUES ($1, $2, $3)
+  ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at < $4`;
+
+/** INSERT_NONCE's parameters at `now` (seconds). */
+export function nonceParams(n: RequestNonce, now: number): unknown[] {
+  return [n.accessKey, n.nonce, n.expiresAt, now];
+}
+
+/** The request's nonce first (a replay stores nothing), then head check under the row lock, leaf numbering (the tree's lock), one batched insert, head update, asset effects, party index, NOTIFY. */
 export async function appendInTransaction(
   client: pg.PoolClient,
   channel: string,
@@ -17,6 +27,12 @@ export async function appendInTransaction(
   commits: StoredCommit[],
   extras: AppendExtras,
 ): Promise<void> {
+  if (extras.nonce !== undefined) {
+    // Inside the transaction, the primary key makes another instance's insert of the same
+    // nonce wait for this one's outcome: at most one of the two commits, so at most one appends.
+    const r = await client.query(INSERT_NONCE, nonceParams(extras.nonce, Math.floor(Date.now() / 1000)));
+    if (r.rowCount !== 1) throw replayedNonce();
+  }
   let length: number;
   if (expectedHead === null) {
     const c = extras.contract;

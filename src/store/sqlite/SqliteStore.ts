@@ -6,6 +6,7 @@ import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
+import { replayedNonce } from "../replayedNonce.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -17,6 +18,7 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
+  RequestNonce,
   SendRecord,
   Store,
   StoreStats,
@@ -136,6 +138,7 @@ export class SqliteStore implements Store {
     commits: StoredCommit[],
     extras: AppendExtras,
   ): void {
+    if (extras.nonce !== undefined && !this.recordNonce(extras.nonce)) throw replayedNonce();
     const row = this.sql("SELECT head, length FROM contracts WHERE id = ?").get(contractId) as
       | { head: string; length: number }
       | undefined;
@@ -300,18 +303,21 @@ export class SqliteStore implements Store {
   }
 
   async useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean> {
+    return this.committer.run(() => this.recordNonce({ accessKey, nonce, expiresAt }));
+  }
+
+  /** Records a nonce in the running transaction; false when it is live already (a replay). */
+  private recordNonce(n: RequestNonce): boolean {
     const now = Math.floor(Date.now() / 1000);
-    return this.committer.run(() => {
-      // An expired row may be reused; a live one means the request was seen (a replay).
-      const r = this.sql(
-        `INSERT INTO nonces (access_key, nonce, expires_at) VALUES (?, ?, ?)
-           ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
-           WHERE nonces.expires_at < ?`,
-      ).run(accessKey, nonce, expiresAt, now);
-      // Deleting expired rows as we go keeps the table bounded without a sweeper (indexed by expiry).
-      this.sql("DELETE FROM nonces WHERE expires_at < ?").run(now);
-      return r.changes === 1;
-    });
+    // An expired row may be reused; a live one means the request was seen (a replay).
+    const r = this.sql(
+      `INSERT INTO nonces (access_key, nonce, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
+         WHERE nonces.expires_at < ?`,
+    ).run(n.accessKey, n.nonce, n.expiresAt, now);
+    // Deleting expired rows as we go keeps the table bounded without a sweeper (indexed by expiry).
+    this.sql("DELETE FROM nonces WHERE expires_at < ?").run(now);
+    return r.changes === 1;
   }
 
   async getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }> {
