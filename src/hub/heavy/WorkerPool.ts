@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { ContractError } from "../../contract/ContractError.js";
 import type { ErrorCode } from "../../contract/errorCodes.js";
+import { siblingModule, startWorker } from "../../lib/startWorker.js";
 
 /** What a worker answers for one task. */
 export type TaskReply =
@@ -48,7 +49,7 @@ export class WorkerPool {
   #nextId = 1;
   #closed = false;
 
-  constructor(entry: URL = new URL(`./poolWorker${extensionOf(import.meta.url)}`, import.meta.url), size?: number) {
+  constructor(entry: URL = siblingModule("poolWorker", import.meta.url), size?: number) {
     this.#entry = entry;
     this.size = Math.max(1, size ?? availableParallelism());
   }
@@ -120,21 +121,6 @@ export class WorkerPool {
 export function workMsOf(err: unknown): number {
   const ms = (err as { workMs?: unknown } | null)?.workMs;
   return typeof ms === "number" ? ms : 0;
-}
-
-function extensionOf(url: string): string {
-  return url.endsWith(".ts") ? ".ts" : ".js";
-}
-
-/**
- * A worker on `entry`. TypeScript sources (a clone run through tsx) need tsx registered in the
- * worker too: loader hooks of the main thread do not reach workers on every supported Node.
- */
-function startWorker(entry: URL): Worker {
-  if (!entry.pathname.endsWith(".ts")) return new Worker(entry);
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(code, { eval: true });
 }
 
 function reviveError(e: Extract<TaskReply, { ok: false }>["error"]): Error {

@@ -9,11 +9,12 @@ interface Job {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
- * Group commit (docs/storage.md): write requests queued during one turn of the event loop
- * run in ONE `BEGIN IMMEDIATE … COMMIT`, each inside its own SAVEPOINT so a failing request
- * (stale head, constraint) is rolled back alone. Every promise settles only after COMMIT
- * returned, and with `synchronous=FULL` COMMIT returns after the WAL is fsynced: an
- * acknowledged write is durable, and N concurrent writes cost one fsync instead of N.
+ * Group commit (docs/storage.md), run on the writer thread: write requests queued during one
+ * turn of its event loop (all those that arrived while the previous transaction ran) run in
+ * ONE `BEGIN IMMEDIATE … COMMIT`, each inside its own SAVEPOINT so a failing request (stale
+ * head, constraint) is rolled back alone. Every promise settles only after COMMIT returned,
+ * and with `synchronous=FULL` COMMIT returns after the WAL is fsynced: an acknowledged write
+ * is durable, and N concurrent writes cost one fsync instead of N.
  */
 export class GroupCommitter {
   private queue: Job[] = [];

@@ -5,8 +5,6 @@ import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
-import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
-import { replayedNonce } from "../replayedNonce.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -18,24 +16,15 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
-  RequestNonce,
   SendRecord,
   Store,
   StoreStats,
 } from "../Store.js";
-import { applyAssetEffects } from "./applyAssetEffects.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams } from "./commitRows.js";
-import { GroupCommitter } from "./GroupCommitter.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./commitRows.js";
 import { migrate } from "./migrate.js";
-import {
-  addSignaturesSync,
-  listProposalsSync,
-  markCommittedSync,
-  readProposal,
-  saveProposalSync,
-  withdrawSync,
-} from "./sqliteProposals.js";
-import { appendSqliteLeaves, backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
+import { SqliteWriter } from "./SqliteWriter.js";
+import { listProposalsSync, readProposal } from "./sqliteProposals.js";
+import { backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
 
 export interface SqliteStoreOptions {
   /** Directory of `hub.sqlite` (created if missing). */
@@ -46,35 +35,46 @@ export interface SqliteStoreOptions {
   pageSize?: number;
 }
 
-/** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL, group commit (docs/storage.md). */
+/** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL; reads on this thread, writes on the writer thread with group commit (docs/storage.md). */
 export class SqliteStore implements Store {
   readonly path: string;
   private readonly dataDir: string;
-  private readonly db: Database.Database;
-  private readonly committer: GroupCommitter;
   private readonly pageSize: number;
   private appends = 0;
   private readonly statements = new Map<string, Database.Statement>();
   private closed = false;
 
-  /** Opens (creating and migrating) the database in `options.dataDir`. */
+  /** Opens (creating and migrating) the database in `options.dataDir`, and starts its writer thread. */
   static async open(options: SqliteStoreOptions): Promise<SqliteStore> {
-    return new SqliteStore(options);
+    mkdirSync(options.dataDir, { recursive: true });
+    const path = join(options.dataDir, "hub.sqlite");
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const db = new Database(path, { timeout: busyTimeoutMs });
+    try {
+      // WAL: the writer thread's commits never block this connection's reads, and each read
+      // sees every write acknowledged before it began.
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = FULL");
+      db.pragma("foreign_keys = ON");
+      migrate(db, Math.floor(Date.now() / 1000));
+      backfillSqliteLeaves(db, (text) => db.prepare(text));
+      const writer = await SqliteWriter.open(path, busyTimeoutMs);
+      return new SqliteStore(options, path, db, writer);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
   }
 
-  private constructor(options: SqliteStoreOptions) {
-    mkdirSync(options.dataDir, { recursive: true });
+  private constructor(
+    options: SqliteStoreOptions,
+    path: string,
+    private readonly db: Database.Database,
+    private readonly writer: SqliteWriter,
+  ) {
     this.dataDir = options.dataDir;
-    this.path = join(options.dataDir, "hub.sqlite");
-    this.db = new Database(this.path, { timeout: options.busyTimeoutMs ?? 5000 });
-    this.db.pragma("journal_mode = WAL");
-    // FULL: the WAL is fsynced at every COMMIT, so an acknowledged write survives power loss.
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("foreign_keys = ON");
+    this.path = path;
     this.pageSize = options.pageSize ?? 256;
-    migrate(this.db, Math.floor(Date.now() / 1000));
-    backfillSqliteLeaves(this.db, (text) => this.sql(text));
-    this.committer = new GroupCommitter(this.db);
   }
 
   /** A prepared statement, compiled once per SQL text. */
@@ -88,14 +88,15 @@ export class SqliteStore implements Store {
   settings(): { journalMode: string; synchronous: number } {
     return {
       journalMode: String(this.db.pragma("journal_mode", { simple: true })),
-      synchronous: Number(this.db.pragma("synchronous", { simple: true })),
+      // The write connection's: it is the one whose COMMITs acknowledge writes.
+      synchronous: this.writer.synchronous,
     };
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.committer.flush();
     this.closed = true;
+    await this.writer.close();
     this.db.close();
   }
 
@@ -127,61 +128,12 @@ export class SqliteStore implements Store {
     extras: AppendExtras = {},
   ): Promise<void> {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
-    await this.committer.run(() => this.appendInTransaction(contractId, expectedHead, commits, extras));
+    const firstLeaf = await this.writer.run("appendCommits", contractId, expectedHead, commits, extras);
+    // The writer numbered copies of the commits: the callers' objects get their leaves here.
+    commits.forEach((c, i) => {
+      c.leafIndex = firstLeaf + i;
+    });
     this.appends++;
-  }
-
-  /** The body of one append, run inside its savepoint: head check, inserts, head update, effects. */
-  private appendInTransaction(
-    contractId: string,
-    expectedHead: string | null,
-    commits: StoredCommit[],
-    extras: AppendExtras,
-  ): void {
-    if (extras.nonce !== undefined && !this.recordNonce(extras.nonce)) throw replayedNonce();
-    const row = this.sql("SELECT head, length FROM contracts WHERE id = ?").get(contractId) as
-      | { head: string; length: number }
-      | undefined;
-    let length: number;
-    if (expectedHead === null) {
-      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
-      const c = extras.contract;
-      if (c === undefined) throw new ContractError("INTERNAL", "Cannot create a contract without its record");
-      this.sql("INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES (?, ?, ?, ?, 0, ?)").run(
-        contractId,
-        c.owner,
-        c.createdAt,
-        commits[0]!.hash,
-        c.private ? 1 : 0,
-      );
-      const grant = this.sql(
-        "INSERT INTO grants (contract_id, identity, role, granted_at) VALUES (?, ?, 'reader', ?) ON CONFLICT DO NOTHING",
-      );
-      for (const reader of c.readers ?? []) grant.run(contractId, reader, c.createdAt);
-      length = 0;
-    } else {
-      length = lengthAtHead(contractId, row, expectedHead);
-    }
-    const parent = checkChain(length, expectedHead, commits);
-    appendSqliteLeaves((text) => this.sql(text), commits);
-    const insert = this.sql(
-      `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const c of commits) insert.run(...commitParams(contractId, c));
-    this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
-    if (extras.assetEffects !== undefined) applyAssetEffects(this.db, extras.assetEffects);
-    if (extras.parties !== undefined && extras.parties.length > 0) {
-      const party = this.sql(
-        `INSERT INTO party_paths (contract_id, path, identity) VALUES (?, ?, ?)
-           ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
-      );
-      for (const p of extras.parties) party.run(contractId, p.path, p.identity);
-    }
-    if (extras.proposal !== undefined) {
-      const hash = extras.proposal.hash;
-      markCommittedSync(this.sql.bind(this), contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
-    }
   }
 
   async *readCommits(contractId: string, from = 0, to?: number): AsyncIterable<StoredCommit> {
@@ -228,16 +180,7 @@ export class SqliteStore implements Store {
   }
 
   async setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): Promise<void> {
-    await this.committer.run(() => {
-      if (role === "none") {
-        this.sql("DELETE FROM grants WHERE contract_id = ? AND identity = ?").run(contractId, identity);
-        return;
-      }
-      this.sql(
-        `INSERT INTO grants (contract_id, identity, role, granted_at) VALUES (?, ?, ?, ?)
-           ON CONFLICT (contract_id, identity) DO UPDATE SET role = excluded.role, granted_at = excluded.granted_at`,
-      ).run(contractId, identity, role, at);
-    });
+    await this.writer.run("setGrant", contractId, identity, role, at);
   }
 
   async getGrant(contractId: string, identity: string): Promise<GrantRole | null> {
@@ -254,32 +197,7 @@ export class SqliteStore implements Store {
   }
 
   async registerAccessKey(identity: string, accessKey: string, createdAt: number): Promise<AccessKeyRecord> {
-    return this.committer.run(() => {
-      const existing = this.sql("SELECT * FROM access_keys WHERE access_key = ?").get(accessKey) as
-        | AccessKeyRow
-        | undefined;
-      if (existing !== undefined) {
-        if (existing.revoked_at !== null)
-          throw new ContractError("CONFLICT", "Cannot register access key: it was revoked", {
-            reason: "access_key_revoked",
-          });
-        if (existing.identity !== identity)
-          throw new ContractError("CONFLICT", "Cannot register access key: it belongs to another identity", {
-            reason: "access_key_taken",
-          });
-        return accessKeyFromRow(existing);
-      }
-      this.sql("INSERT INTO identities (identity, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING").run(
-        identity,
-        createdAt,
-      );
-      this.sql("INSERT INTO access_keys (access_key, identity, created_at, revoked_at) VALUES (?, ?, ?, NULL)").run(
-        accessKey,
-        identity,
-        createdAt,
-      );
-      return { accessKey, identity, createdAt, revokedAt: null };
-    });
+    return this.writer.run("registerAccessKey", identity, accessKey, createdAt);
   }
 
   async getAccessKey(accessKey: string): Promise<AccessKeyRecord | null> {
@@ -288,11 +206,7 @@ export class SqliteStore implements Store {
   }
 
   async revokeAccessKey(accessKey: string, at: number): Promise<AccessKeyRecord | null> {
-    return this.committer.run(() => {
-      this.sql("UPDATE access_keys SET revoked_at = ? WHERE access_key = ? AND revoked_at IS NULL").run(at, accessKey);
-      const row = this.sql("SELECT * FROM access_keys WHERE access_key = ?").get(accessKey) as AccessKeyRow | undefined;
-      return row === undefined ? null : accessKeyFromRow(row);
-    });
+    return this.writer.run("revokeAccessKey", accessKey, at);
   }
 
   async listAccessKeys(identity: string): Promise<AccessKeyRecord[]> {
@@ -303,21 +217,7 @@ export class SqliteStore implements Store {
   }
 
   async useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean> {
-    return this.committer.run(() => this.recordNonce({ accessKey, nonce, expiresAt }));
-  }
-
-  /** Records a nonce in the running transaction; false when it is live already (a replay). */
-  private recordNonce(n: RequestNonce): boolean {
-    const now = Math.floor(Date.now() / 1000);
-    // An expired row may be reused; a live one means the request was seen (a replay).
-    const r = this.sql(
-      `INSERT INTO nonces (access_key, nonce, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
-         WHERE nonces.expires_at < ?`,
-    ).run(n.accessKey, n.nonce, n.expiresAt, now);
-    // Deleting expired rows as we go keeps the table bounded without a sweeper (indexed by expiry).
-    this.sql("DELETE FROM nonces WHERE expires_at < ?").run(now);
-    return r.changes === 1;
+    return this.writer.run("useNonce", { accessKey, nonce, expiresAt });
   }
 
   async getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }> {
@@ -362,7 +262,7 @@ export class SqliteStore implements Store {
     proposal: ProposalRecord,
     q: { maxOpen: number; now: number },
   ): Promise<{ proposal: ProposalRecord; created: boolean }> {
-    return this.committer.run(() => saveProposalSync(this.sql.bind(this), proposal, q));
+    return this.writer.run("saveProposal", proposal, q);
   }
 
   async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
@@ -381,14 +281,14 @@ export class SqliteStore implements Store {
     hash: string,
     signatures: Record<string, string>,
   ): Promise<ProposalRecord | null> {
-    return this.committer.run(() => addSignaturesSync(this.sql.bind(this), contractId, hash, signatures));
+    return this.writer.run("addProposalSignatures", contractId, hash, signatures);
   }
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
-    return this.committer.run(() => withdrawSync(this.sql.bind(this), contractId, hash));
+    return this.writer.run("withdrawProposal", contractId, hash);
   }
 
   stats(): StoreStats {
-    return { transactions: this.committer.transactions, writes: this.committer.writes, appends: this.appends };
+    return { transactions: this.writer.transactions, writes: this.writer.writes, appends: this.appends };
   }
 }

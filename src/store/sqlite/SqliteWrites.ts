@@ -1,0 +1,162 @@
+import type Database from "better-sqlite3";
+import { ContractError } from "../../contract/ContractError.js";
+import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
+import { replayedNonce } from "../replayedNonce.js";
+import { type AccessKeyRow, accessKeyFromRow } from "../rows.js";
+import type { AccessKeyRecord, AppendExtras, GrantRole, ProposalRecord, RequestNonce } from "../Store.js";
+import { applyAssetEffects } from "./applyAssetEffects.js";
+import { commitParams } from "./commitRows.js";
+import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
+import { appendSqliteLeaves } from "./sqliteTree.js";
+
+/**
+ * Every write of the SQLite store, as synchronous statements on the write connection (the
+ * writer thread's, see writerWorker.ts). Each method runs inside one job of a group commit:
+ * it throws to roll its own savepoint back. Arguments and results are plain data, since they
+ * cross the thread boundary by structured clone.
+ */
+export class SqliteWrites {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** A prepared statement, compiled once per SQL text. */
+  private sql(text: string): Database.Statement {
+    let st = this.statements.get(text);
+    if (st === undefined) this.statements.set(text, (st = this.db.prepare(text)));
+    return st;
+  }
+
+  private readonly sqlFn = (text: string) => this.sql(text);
+
+  /**
+   * One append: the request's nonce (a replay stores nothing), head check, the commits as the
+   * next leaves of the tree, inserts, head update, effects. Returns the first commit's leaf index.
+   */
+  appendCommits(
+    contractId: string,
+    expectedHead: string | null,
+    commits: StoredCommit[],
+    extras: AppendExtras,
+  ): number {
+    if (extras.nonce !== undefined && !this.useNonce(extras.nonce)) throw replayedNonce();
+    const row = this.sql("SELECT head, length FROM contracts WHERE id = ?").get(contractId) as
+      | { head: string; length: number }
+      | undefined;
+    let length: number;
+    if (expectedHead === null) {
+      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      const c = extras.contract;
+      if (c === undefined) throw new ContractError("INTERNAL", "Cannot create a contract without its record");
+      this.sql("INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES (?, ?, ?, ?, 0, ?)").run(
+        contractId,
+        c.owner,
+        c.createdAt,
+        commits[0]!.hash,
+        c.private ? 1 : 0,
+      );
+      const grant = this.sql(
+        "INSERT INTO grants (contract_id, identity, role, granted_at) VALUES (?, ?, 'reader', ?) ON CONFLICT DO NOTHING",
+      );
+      for (const reader of c.readers ?? []) grant.run(contractId, reader, c.createdAt);
+      length = 0;
+    } else {
+      length = lengthAtHead(contractId, row, expectedHead);
+    }
+    const parent = checkChain(length, expectedHead, commits);
+    appendSqliteLeaves(this.sqlFn, commits);
+    const insert = this.sql(
+      `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    for (const c of commits) insert.run(...commitParams(contractId, c));
+    this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
+    if (extras.assetEffects !== undefined) applyAssetEffects(this.db, extras.assetEffects);
+    if (extras.parties !== undefined && extras.parties.length > 0) {
+      const party = this.sql(
+        `INSERT INTO party_paths (contract_id, path, identity) VALUES (?, ?, ?)
+           ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
+      );
+      for (const p of extras.parties) party.run(contractId, p.path, p.identity);
+    }
+    if (extras.proposal !== undefined) {
+      const hash = extras.proposal.hash;
+      markCommittedSync(this.sqlFn, contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
+    }
+    return commits[0]!.leafIndex!;
+  }
+
+  /** Records a nonce; false when it is live already (a replay). */
+  useNonce(n: RequestNonce): boolean {
+    const now = Math.floor(Date.now() / 1000);
+    // An expired row may be reused; a live one means the request was seen (a replay).
+    const r = this.sql(
+      `INSERT INTO nonces (access_key, nonce, expires_at) VALUES (?, ?, ?)
+         ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at
+         WHERE nonces.expires_at < ?`,
+    ).run(n.accessKey, n.nonce, n.expiresAt, now);
+    // Deleting expired rows as we go keeps the table bounded without a sweeper (indexed by expiry).
+    this.sql("DELETE FROM nonces WHERE expires_at < ?").run(now);
+    return r.changes === 1;
+  }
+
+  setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): void {
+    if (role === "none") {
+      this.sql("DELETE FROM grants WHERE contract_id = ? AND identity = ?").run(contractId, identity);
+      return;
+    }
+    this.sql(
+      `INSERT INTO grants (contract_id, identity, role, granted_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (contract_id, identity) DO UPDATE SET role = excluded.role, granted_at = excluded.granted_at`,
+    ).run(contractId, identity, role, at);
+  }
+
+  registerAccessKey(identity: string, accessKey: string, createdAt: number): AccessKeyRecord {
+    const existing = this.sql("SELECT * FROM access_keys WHERE access_key = ?").get(accessKey) as
+      | AccessKeyRow
+      | undefined;
+    if (existing !== undefined) {
+      if (existing.revoked_at !== null)
+        throw new ContractError("CONFLICT", "Cannot register access key: it was revoked", {
+          reason: "access_key_revoked",
+        });
+      if (existing.identity !== identity)
+        throw new ContractError("CONFLICT", "Cannot register access key: it belongs to another identity", {
+          reason: "access_key_taken",
+        });
+      return accessKeyFromRow(existing);
+    }
+    this.sql("INSERT INTO identities (identity, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING").run(
+      identity,
+      createdAt,
+    );
+    this.sql("INSERT INTO access_keys (access_key, identity, created_at, revoked_at) VALUES (?, ?, ?, NULL)").run(
+      accessKey,
+      identity,
+      createdAt,
+    );
+    return { accessKey, identity, createdAt, revokedAt: null };
+  }
+
+  revokeAccessKey(accessKey: string, at: number): AccessKeyRecord | null {
+    this.sql("UPDATE access_keys SET revoked_at = ? WHERE access_key = ? AND revoked_at IS NULL").run(at, accessKey);
+    const row = this.sql("SELECT * FROM access_keys WHERE access_key = ?").get(accessKey) as AccessKeyRow | undefined;
+    return row === undefined ? null : accessKeyFromRow(row);
+  }
+
+  saveProposal(proposal: ProposalRecord, q: { maxOpen: number; now: number }) {
+    return saveProposalSync(this.sqlFn, proposal, q);
+  }
+
+  addProposalSignatures(contractId: string, hash: string, signatures: Record<string, string>) {
+    return addSignaturesSync(this.sqlFn, contractId, hash, signatures);
+  }
+
+  withdrawProposal(contractId: string, hash: string) {
+    return withdrawSync(this.sqlFn, contractId, hash);
+  }
+}
+
+/** The name of a write: a method of SqliteWrites. */
+export type WriteName = keyof SqliteWrites;

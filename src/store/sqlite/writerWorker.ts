@@ -1,0 +1,105 @@
+/**
+ * The SQLite writer thread (docs/storage.md, "The writer thread"): it owns the write
+ * connection of every SQLite store the process opened, runs each write the main thread sends
+ * as one job of that database's group commit, and answers once the group's COMMIT (and with
+ * it the WAL's fsync) returned. Messages that arrive while a transaction runs queue up and
+ * form the next group.
+ */
+import { parentPort } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { isContractError } from "../../contract/ContractError.js";
+import { GroupCommitter } from "./GroupCommitter.js";
+import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
+
+/** A message to the thread: open or close a store's write connection, or run one write on it. */
+export type WriteRequest = { id: number; db: number } & (
+  | { name: "open"; path: string; busyTimeoutMs: number }
+  | { name: "close" }
+  | { name: WriteName; args: unknown[] }
+);
+
+/** An error as it crosses the thread boundary: ContractErrors keep code and details, others their `code`. */
+export type ClonedError =
+  | { contract: true; code: string; message: string; details?: Record<string, unknown> }
+  | { contract: false; message: string; code?: string };
+
+/** The answer to one request, with the database's group commit counters after it. */
+export type WriteReply = { id: number; transactions: number; writes: number } & (
+  | { ok: true; value: unknown }
+  | { ok: false; error: ClonedError }
+);
+
+interface Connection {
+  db: Database.Database;
+  writes: SqliteWrites;
+  committer: GroupCommitter;
+}
+
+function cloneError(err: unknown): ClonedError {
+  if (isContractError(err)) {
+    return { contract: true, code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  }
+  const code = (err as { code?: unknown } | null)?.code;
+  return {
+    contract: false,
+    message: err instanceof Error ? err.message : String(err),
+    ...(typeof code === "string" ? { code } : {}),
+  };
+}
+
+function open(path: string, busyTimeoutMs: number): Connection {
+  const db = new Database(path, { timeout: busyTimeoutMs });
+  try {
+    // FULL: the WAL is fsynced at every COMMIT, so an acknowledged write survives power loss.
+    // (WAL itself is the file's mode, set when the store opened it.)
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return { db, writes: new SqliteWrites(db), committer: new GroupCommitter(db) };
+}
+
+const port = parentPort!;
+const connections = new Map<number, Connection>();
+
+function answer(
+  m: WriteRequest,
+  c: Connection | undefined,
+  outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
+) {
+  const counters = { transactions: c?.committer.transactions ?? 0, writes: c?.committer.writes ?? 0 };
+  const reply: WriteReply = outcome.ok
+    ? { id: m.id, ...counters, ok: true, value: outcome.value }
+    : { id: m.id, ...counters, ok: false, error: cloneError(outcome.error) };
+  port.postMessage(reply);
+}
+
+port.on("message", (m: WriteRequest) => {
+  const c = connections.get(m.db);
+  if (m.name === "open") {
+    try {
+      const opened = open(m.path, m.busyTimeoutMs);
+      connections.set(m.db, opened);
+      answer(m, opened, { ok: true, value: Number(opened.db.pragma("synchronous", { simple: true })) });
+    } catch (error) {
+      answer(m, undefined, { ok: false, error });
+    }
+    return;
+  }
+  if (c === undefined) return answer(m, c, { ok: false, error: new Error("The store's write connection is closed") });
+  if (m.name === "close") {
+    c.committer.flush();
+    connections.delete(m.db);
+    c.db.close();
+    return answer(m, c, { ok: true, value: null });
+  }
+  const write = c.writes[m.name] as (...args: unknown[]) => unknown;
+  c.committer
+    .run(() => write.apply(c.writes, m.args))
+    .then(
+      (value) => answer(m, c, { ok: true, value }),
+      (error: unknown) => answer(m, c, { ok: false, error }),
+    );
+});
