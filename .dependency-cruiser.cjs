@@ -18,9 +18,11 @@ const LAYERS = {
   auth: ["api", "store", "contract"],
   hub: ["api", "store", "tlog", "predicates", "synthesis", "templates", "contract", "lang"],
   client: ["api", "auth", "tlog", "contract", "lang"],
+  witness: ["tlog", "contract"],
   http: ["hub", "api", "auth", "store", "synthesis", "templates", "contract", "lang"],
   cli: [
     "http",
+    "witness",
     "hub",
     "client",
     "api",

@@ -6,6 +6,7 @@ import { modelGraphCommand } from "./modelGraphCommand.js";
 import { modelParseCommand } from "./modelParseCommand.js";
 import { registerProposalCommands } from "./registerProposalCommands.js";
 import { registerSynthesizeCommand } from "./synthesizeCommand.js";
+import { registerWitnessCommand } from "./witnessCommand.js";
 import { registerWorkingCopyCommands } from "./workingCopyCommands.js";
 
 export { VERSION };
@@ -62,6 +63,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerSynthesizeCommand(program, io, setExit);
   registerWorkingCopyCommands(program, io, setExit);
   registerProposalCommands(program, io, setExit);
+  registerWitnessCommand(program, io, setExit);
   return program;
 }
 

@@ -17,6 +17,7 @@ import { LogKey } from "../tlog/LogKey.js";
 import { readLogKeyFile } from "../tlog/logKeyFile.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
+import { untilSignal } from "./untilSignal.js";
 
 export interface StartDeps {
   version: string;
@@ -119,19 +120,6 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   logger.info("stopped");
   logger.flush();
   return EXIT_OK;
-}
-
-/** Resolves with the name of the first SIGINT or SIGTERM. */
-function untilSignal(): Promise<string> {
-  return new Promise((resolve) => {
-    const on = (name: NodeJS.Signals) => {
-      process.off("SIGINT", on);
-      process.off("SIGTERM", on);
-      resolve(name);
-    };
-    process.on("SIGINT", on);
-    process.on("SIGTERM", on);
-  });
 }
 
 /** For a port already in use: which flag moves that listener elsewhere. */

@@ -17,7 +17,8 @@ export const ORIGIN_PATTERN = /^[A-Za-z0-9._/:-]{1,128}$/;
 
 /** The signature type byte of ed25519 in signed notes. */
 const ED25519_TYPE = 0x01;
-const SIGNATURE_PREFIX = "\u2014 ";
+/** Every signature line of a signed note starts with an em dash and a space. */
+export const SIGNATURE_PREFIX = "\u2014 ";
 
 /** A checkpoint's content. */
 export interface Checkpoint {
@@ -26,34 +27,36 @@ export interface Checkpoint {
   root: Buffer;
 }
 
-/** The 4-byte key id of an ed25519 log key named `origin`. */
-export function keyId(origin: string, publicKey: Uint8Array): Buffer {
+/** The 4-byte key id of a key named `origin` (the signature type byte defaults to ed25519 notes). */
+export function keyId(origin: string, publicKey: Uint8Array, type = ED25519_TYPE): Buffer {
   return createHash("sha256")
     .update(`${origin}\n`)
-    .update(Buffer.from([ED25519_TYPE]))
+    .update(Buffer.from([type]))
     .update(publicKey)
     .digest()
     .subarray(0, 4);
 }
 
-/** The signed-note verifier key: `<origin>+<key id hex>+<base64(0x01 ‖ public key)>`. */
-export function verifierKey(origin: string, publicKey: Uint8Array): string {
-  const typed = Buffer.concat([Buffer.from([ED25519_TYPE]), publicKey]);
-  return `${origin}+${keyId(origin, publicKey).toString("hex")}+${typed.toString("base64")}`;
+/** The signed-note verifier key: `<origin>+<key id hex>+<base64(type ‖ public key)>` (type 0x01: ed25519 notes). */
+export function verifierKey(origin: string, publicKey: Uint8Array, type = ED25519_TYPE): string {
+  const typed = Buffer.concat([Buffer.from([type]), publicKey]);
+  return `${origin}+${keyId(origin, publicKey, type).toString("hex")}+${typed.toString("base64")}`;
 }
 
-/** Parses a verifier key; throws a RangeError naming what is wrong. */
-export function parseVerifierKey(text: string): { origin: string; publicKey: Buffer } {
+/** Parses a verifier key of signature type `type`; throws a RangeError naming what is wrong. */
+export function parseVerifierKey(text: string, type = ED25519_TYPE): { origin: string; publicKey: Buffer } {
   // The origin and the hex key id hold no "+"; the base64 key may.
   const m = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/.exec(text);
-  if (m === null) throw new RangeError("verifier key must be <origin>+<key id>+<key>");
+  if (m === null) throw new RangeError("verifier key must be <name>+<key id>+<key>");
   const [, origin, id, key] = m as unknown as [string, string, string, string];
   const typed = Buffer.from(key, "base64");
-  if (typed.length !== 33 || typed[0] !== ED25519_TYPE || typed.toString("base64") !== key) {
-    throw new RangeError("verifier key is not an ed25519 key");
+  if (typed.length !== 33 || typed[0] !== type || typed.toString("base64") !== key) {
+    throw new RangeError(`verifier key is not an ed25519 key of type 0x0${type}`);
   }
   const publicKey = typed.subarray(1);
-  if (keyId(origin, publicKey).toString("hex") !== id) throw new RangeError("verifier key id does not match its key");
+  if (keyId(origin, publicKey, type).toString("hex") !== id) {
+    throw new RangeError("verifier key id does not match its key");
+  }
   return { origin, publicKey };
 }
 
@@ -80,19 +83,36 @@ export class CheckpointError extends Error {
   override readonly name = "CheckpointError";
 }
 
+/** A signature line of a note: the key name and the decoded base64 (key id ‖ signature). */
+export interface NoteSignature {
+  name: string;
+  blob: Buffer;
+}
+
 /**
- * Parses a checkpoint note and checks the log key's signature on it: the origin must be
- * `origin`, and a signature line of that origin with the key's id must verify. Throws a
- * CheckpointError naming the first problem.
+ * Splits a signed note into its body (every line up to the blank line, with their newlines)
+ * and its signature lines; throws a CheckpointError when it is not a signed note.
  */
-export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8Array): Checkpoint {
+export function splitNote(note: string): { body: string; signatures: NoteSignature[] } {
   const split = note.indexOf("\n\n");
   if (split < 0 || !note.endsWith("\n")) throw new CheckpointError("checkpoint is not a signed note");
-  const body = note.slice(0, split + 1);
+  const signatures: NoteSignature[] = [];
+  for (const line of note.slice(split + 2, -1).split("\n")) {
+    if (!line.startsWith(SIGNATURE_PREFIX)) throw new CheckpointError("malformed signature line");
+    const [name, blobText, extra] = line.slice(SIGNATURE_PREFIX.length).split(" ");
+    if (name === undefined || name === "" || blobText === undefined || extra !== undefined) {
+      throw new CheckpointError("malformed signature line");
+    }
+    signatures.push({ name, blob: Buffer.from(blobText, "base64") });
+  }
+  return { body: note.slice(0, split + 1), signatures };
+}
+
+/** Parses a checkpoint's body: exactly the origin, size and base64 root lines. */
+export function parseCheckpointBody(body: string): Checkpoint {
   const lines = body.slice(0, -1).split("\n");
   if (lines.length !== 3) throw new CheckpointError("checkpoint body must have exactly 3 lines");
-  const [noteOrigin, sizeText, rootText] = lines as [string, string, string];
-  if (noteOrigin !== origin) throw new CheckpointError(`checkpoint origin is "${noteOrigin}", expected "${origin}"`);
+  const [origin, sizeText, rootText] = lines as [string, string, string];
   if (!/^(0|[1-9][0-9]{0,15})$/.test(sizeText) || !Number.isSafeInteger(Number(sizeText))) {
     throw new CheckpointError("checkpoint size is not a decimal integer");
   }
@@ -100,15 +120,23 @@ export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8A
   if (root.length !== 32 || root.toString("base64") !== rootText) {
     throw new CheckpointError("checkpoint root is not a base64 SHA-256 hash");
   }
+  return { origin, size: Number(sizeText), root };
+}
+
+/**
+ * Parses a checkpoint note and checks the log key's signature on it: the origin must be
+ * `origin`, and a signature line of that origin with the key's id must verify. Throws a
+ * CheckpointError naming the first problem.
+ */
+export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8Array): Checkpoint {
+  const { body, signatures } = splitNote(note);
+  const checkpoint = parseCheckpointBody(body);
+  if (checkpoint.origin !== origin) {
+    throw new CheckpointError(`checkpoint origin is "${checkpoint.origin}", expected "${origin}"`);
+  }
   const id = keyId(origin, publicKey);
   let verified = false;
-  for (const line of note.slice(split + 2, -1).split("\n")) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw new CheckpointError("malformed signature line");
-    const [name, blobText, extra] = line.slice(SIGNATURE_PREFIX.length).split(" ");
-    if (name === undefined || blobText === undefined || extra !== undefined) {
-      throw new CheckpointError("malformed signature line");
-    }
-    const blob = Buffer.from(blobText, "base64");
+  for (const { name, blob } of signatures) {
     if (name !== origin || blob.length !== 68 || !blob.subarray(0, 4).equals(id)) continue;
     if (!verify(publicKey, Buffer.from(body, "utf8"), blob.subarray(4))) {
       throw new CheckpointError("checkpoint signature does not verify with the log key");
@@ -116,5 +144,5 @@ export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8A
     verified = true;
   }
   if (!verified) throw new CheckpointError("checkpoint carries no signature by the log key");
-  return { origin, size: Number(sizeText), root };
+  return checkpoint;
 }

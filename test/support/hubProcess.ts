@@ -124,9 +124,14 @@ export async function untilHealthy(url: string): Promise<void> {
 }
 
 /** SIGKILLs every hub this module started that is still running (for `after` hooks). */
-export async function killAllHubs(): Promise<void> {
+export function killAllHubs(): Promise<void> {
+  return killAll(running);
+}
+
+/** SIGKILLs each of `children` still running; resolves once all are gone. */
+export async function killAll(children: Iterable<ChildProcess>): Promise<void> {
   await Promise.all(
-    [...running].map(
+    [...children].map(
       (child) =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -1,0 +1,175 @@
+/**
+ * `contract-hub witness` (docs/transparency.md, docs/cli.md): a transparency-log witness for
+ * one or more hubs. It serves the C2SP tlog-witness API (hubs started with `--witness`
+ * submit each new checkpoint to it) and, with `--follow`, polls hubs that do not. Every
+ * checkpoint must carry the pinned log key's signature and extend the newest one the witness
+ * cosigned for that log, which it keeps in its directory across restarts; a rollback or a
+ * fork is refused and reported on stderr, naming the log, the check and both sizes.
+ * `--once` looks at each followed hub once and exits 1 if any was refused or unreachable.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { publicKeyFromSeed } from "../contract/keys.js";
+import { ORIGIN_PATTERN, parseVerifierKey } from "../tlog/checkpoint.js";
+import { readOrCreateLogKeyFile } from "../tlog/logKeyFile.js";
+import { type FollowResult, followHub } from "../witness/followHub.js";
+import { type Refusal, type TrustedLog, Witness } from "../witness/Witness.js";
+import { WitnessRecords } from "../witness/WitnessRecords.js";
+import { serveWitness } from "../witness/witnessServer.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
+import { untilSignal } from "./untilSignal.js";
+import { collect } from "./workingCopy/identities.js";
+
+export interface WitnessFlags {
+  dataDir?: string;
+  name?: string;
+  log?: string[];
+  follow?: string[];
+  interval?: string;
+  port?: string;
+  host?: string;
+  once?: boolean;
+  json?: boolean;
+}
+
+export interface WitnessDeps {
+  env?: Record<string, string | undefined>;
+  /** Resolves when the witness should stop (default: SIGINT or SIGTERM). */
+  stop?: Promise<unknown>;
+}
+
+export function registerWitnessCommand(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command("witness")
+    .description("Witness hubs' logs: check each checkpoint's consistency and cosign it (C2SP tlog-witness)")
+    .option("--log <verifier-key>", "a log to witness, as `GET /checkpoint/key` prints it (repeatable)", collect)
+    .option(
+      "--data-dir <dir>",
+      "where the witness keeps its key and what it cosigned (env WITNESS_DATA_DIR; default ./witness)",
+    )
+    .option("--name <name>", "the witness's key name (default contract-hub-witness/<key hash>)")
+    .option("--port <port>", "HTTP port for add-checkpoint (0 = any free port; env WITNESS_PORT; default 8090)")
+    .option("--host <host>", "address to bind (env WITNESS_HOST; default 127.0.0.1)")
+    .option("--follow <hub-url>", "poll this hub's checkpoint too (repeatable)", collect)
+    .option("--interval <ms>", "how often to poll followed hubs (default 10000)")
+    .option("--once", "poll each followed hub once, print what was found and exit (1 if any was refused)")
+    .option("--json", "with --once: print JSON")
+    .action(async (opts: WitnessFlags) => setExit(await witnessCommand(opts, io)));
+}
+
+class UsageError extends Error {}
+
+function integer(value: string | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, not "${value}"`);
+  return n;
+}
+
+function trustedLogs(keys: readonly string[]): TrustedLog[] {
+  if (keys.length === 0) throw new UsageError("name at least one log to witness: --log <verifier key>");
+  return keys.map((text) => {
+    try {
+      const { origin, publicKey } = parseVerifierKey(text);
+      return { origin, publicKey };
+    } catch (err) {
+      throw new UsageError(`--log ${text}: ${(err as Error).message}`);
+    }
+  });
+}
+
+/** One stderr line per refusal: the log, the check and both sizes. */
+const refusalLine = (r: Refusal) =>
+  `contract-hub witness: REFUSED ${r.check} by log ${r.origin}: ${r.message} (cosigned ${r.cosigned_size}, offered ${r.offered_size})`;
+
+/** Runs the witness until stopped (or, with --once, polls once); returns the exit code. */
+export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  let logs: TrustedLog[];
+  let port: number;
+  let interval: number;
+  try {
+    logs = trustedLogs(flags.log ?? []);
+    port = integer(flags.port ?? env.WITNESS_PORT, "--port", 8090, 0);
+    interval = integer(flags.interval, "--interval", 10_000, 10);
+    if (flags.name !== undefined && !ORIGIN_PATTERN.test(flags.name)) {
+      throw new UsageError(`--name must be 1 to 128 of A-Z a-z 0-9 . _ / : -, not ${JSON.stringify(flags.name)}`);
+    }
+    if (flags.once && (flags.follow ?? []).length === 0) throw new UsageError("--once needs at least one --follow");
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.err(`contract-hub witness: ${err.message}`);
+    return EXIT_USAGE;
+  }
+  const dir = resolve(flags.dataDir ?? env.WITNESS_DATA_DIR ?? "witness");
+  let witness: Witness;
+  try {
+    mkdirSync(dir, { recursive: true });
+    const seed = readOrCreateLogKeyFile(join(dir, "witness-key.json"));
+    const hash = createHash("sha256").update(publicKeyFromSeed(seed)).digest("hex").slice(0, 16);
+    witness = new Witness({
+      name: flags.name ?? `contract-hub-witness/${hash}`,
+      seed,
+      logs,
+      records: new WitnessRecords(dir),
+      onRefusal: (r) => io.err(refusalLine(r)),
+    });
+  } catch (err) {
+    io.err(`contract-hub witness: cannot open ${dir}: ${(err as Error).message}`);
+    return EXIT_FAILED;
+  }
+  const follow = flags.follow ?? [];
+  if (flags.once) return pollOnce(witness, follow, flags.json === true, io);
+
+  let served: Awaited<ReturnType<typeof serveWitness>>;
+  try {
+    served = await serveWitness(witness, logs, flags.host ?? env.WITNESS_HOST ?? "127.0.0.1", port, (err) =>
+      io.err(`contract-hub witness: ${(err as Error).message}`),
+    );
+  } catch (err) {
+    io.err(`contract-hub witness: cannot listen: ${(err as Error).message}`);
+    return EXIT_FAILED;
+  }
+  io.out(`Witness   ${witness.verifierKey()}`);
+  io.out(`HTTP      ${served.url}  (POST /add-checkpoint)`);
+  for (const log of logs) io.out(`Log       ${log.origin} (cosigned size ${witness.cosignedSize(log.origin)})`);
+  io.out(`Hubs add  --witness ${witness.verifierKey()}@${served.url}`);
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const poll = async () => {
+    for (const hub of follow) {
+      const r = await followHub(witness, hub);
+      if (r.outcome === "error") io.err(`contract-hub witness: cannot follow ${r.hub}: ${r.message}`);
+      else if (r.outcome === "refused" && r.status !== 409 && r.status !== 422) {
+        io.err(`contract-hub witness: refused ${r.hub}'s checkpoint (${r.status}): ${r.message}`);
+      }
+    }
+    if (!stopped) timer = setTimeout(poll, interval);
+  };
+  if (follow.length > 0) void poll();
+
+  await (deps.stop ?? untilSignal());
+  stopped = true;
+  clearTimeout(timer);
+  await new Promise<void>((done) => {
+    served.server.close(() => done());
+    served.server.closeIdleConnections();
+  });
+  return EXIT_OK;
+}
+
+async function pollOnce(witness: Witness, hubs: readonly string[], json: boolean, io: Io): Promise<number> {
+  const results: FollowResult[] = [];
+  for (const hub of hubs) results.push(await followHub(witness, hub));
+  if (json) io.out(JSON.stringify({ witness: witness.verifierKey(), hubs: results }, null, 2));
+  else {
+    for (const r of results) {
+      const what = r.outcome === "cosigned" ? `cosigned ${r.origin} at size ${r.size}` : `${r.outcome}: ${r.message}`;
+      io.out(`${r.hub}  ${what}`);
+    }
+  }
+  return results.every((r) => r.outcome === "cosigned") ? EXIT_OK : EXIT_FAILED;
+}
