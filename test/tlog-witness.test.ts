@@ -33,7 +33,9 @@ const bodyOf = (note: string) => note.slice(0, note.indexOf("\n\n") + 1);
 
 /** The C2SP rules, written out again: an ed25519 cosignature line checked byte by byte. */
 function checkCosignatureLine(line: string, witnessVerifierKey: string, checkpointBody: string): number {
-  const [name, id, typedKey] = witnessVerifierKey.split("+") as [string, string, string];
+  // name+id+key: the name and the hex id hold no "+", the base64 key may.
+  const [name, id, ...rest] = witnessVerifierKey.split("+") as [string, string, ...string[]];
+  const typedKey = rest.join("+");
   const typed = Buffer.from(typedKey, "base64");
   assert.equal(typed[0], 0x04, "a timestamped ed25519 cosigner key has type 0x04");
   const publicKey = typed.subarray(1);
