@@ -329,10 +329,17 @@ async function pushIngest(r: Reporter, hub: HubProcess, raw: RawRates): Promise<
   r.add({ bench: BENCH, case: "push: hub CPU time per commit (all threads)", value: usPerOp, unit: "µs" });
   r.add({
     bench: BENCH,
+    case: "push: hub CPU time per commit / raw sync verify CPU time",
+    value: usPerOp / raw.cpuPerVerify,
+    unit: "ratio",
+    note: "the verify itself is 1; what the hub adds per commit is the rest",
+  });
+  r.add({
+    bench: BENCH,
     case: "push commits/s / raw sync verify/s",
     value: rate / raw.sync,
     unit: "ratio",
-    note: "target ≥ 0.8",
+    note: "target ≥ 1.0 (1.5 is what two cores allow)",
   });
   r.add({ bench: BENCH, case: "push commits/s / raw verifyAsync (16) /s", value: rate / raw.async16, unit: "ratio" });
   r.add({

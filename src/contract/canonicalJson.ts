@@ -1,6 +1,6 @@
 import { ContractError } from "./ContractError.js";
 import { DEFAULT_LIMITS } from "./limits.js";
-import { duplicateKeyError, scanJsonText } from "./scanJsonText.js";
+import { countJsonMembers, duplicateKeyError, scanJsonText } from "./scanJsonText.js";
 
 /** Options of `canonicalize`. */
 export interface CanonicalOptions {
@@ -8,8 +8,8 @@ export interface CanonicalOptions {
   maxDepth?: number;
 }
 
-// In a /u regex a paired surrogate is one code point, so \p{Cs} only matches lone halves.
-const LONE_SURROGATE = /\p{Cs}/u;
+/** True when `s` holds a lone surrogate half (isWellFormed: native, a fraction of a /\p{Cs}/u test). */
+const hasLoneSurrogate = (s: string): boolean => !(s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * RFC 8785 (JCS) text of a JSON value: object keys sorted by UTF-16 code units, numbers in
@@ -37,7 +37,7 @@ export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): 
 function write(value: unknown, depth: number, maxDepth: number, at: string | null): string {
   switch (typeof value) {
     case "string":
-      if (LONE_SURROGATE.test(value)) throw loneSurrogate(at);
+      if (hasLoneSurrogate(value)) throw loneSurrogate(at);
       return JSON.stringify(value);
     case "number":
       checkNumber(value, at);
@@ -67,7 +67,7 @@ function write(value: unknown, depth: number, maxDepth: number, at: string | nul
       let out = "{";
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i]!;
-        if (LONE_SURROGATE.test(key)) throw loneSurrogate(at);
+        if (hasLoneSurrogate(key)) throw loneSurrogate(at);
         if (i > 0) out += ",";
         const child = at === null ? null : `${at}/${escapePointer(key)}`;
         out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], depth + 1, maxDepth, child)}`;
@@ -160,7 +160,7 @@ export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
       },
     );
   }
-  const duplicate = scanJsonText(text, maxDepth);
+  const members = countJsonMembers(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -173,37 +173,49 @@ export function safeJsonParse(text: string, limits: ParseLimits = {}): unknown {
       match ? { reason: "json_syntax", position: Number(match[1]) } : { reason: "json_syntax" },
     );
   }
-  // Reported only after the parse: text that is not JSON is a syntax error first.
-  if (duplicate !== null) throw duplicateKeyError(duplicate);
+  // Reported only after the parse (text that is not JSON is a syntax error first), and
+  // before what checkParsed finds.
+  const keys = { count: 0 };
   try {
-    checkParsed(value, null);
+    checkParsed(value, null, keys);
   } catch (err) {
-    if (err instanceof ContractError) checkParsed(value, "");
+    throwDuplicate(text, maxDepth);
+    if (err instanceof ContractError) checkParsed(value, "", keys);
     throw err;
   }
+  if (keys.count !== members) throwDuplicate(text, maxDepth);
   return value;
 }
 
-function checkParsed(value: unknown, at: string | null): void {
+/** Throws duplicate_key naming the first duplicate member of `text`, if it has one. */
+function throwDuplicate(text: string, maxDepth: number): void {
+  const duplicate = scanJsonText(text, maxDepth);
+  if (duplicate !== null) throw duplicateKeyError(duplicate);
+}
+
+/** Refuses out-of-range numbers, lone surrogates and `__proto__`; adds the objects' own keys to `keys.count`. */
+function checkParsed(value: unknown, at: string | null, keys: { count: number }): void {
   if (typeof value === "number") {
     // 1e400 parses to Infinity: out of range just like a too-large integer.
     if (!Number.isSafeInteger(value) && (Number.isInteger(value) || !Number.isFinite(value))) {
       throw integerOutOfRange(at);
     }
   } else if (typeof value === "string") {
-    if (LONE_SURROGATE.test(value)) throw loneSurrogate(at);
+    if (hasLoneSurrogate(value)) throw loneSurrogate(at);
   } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) checkParsed(value[i], at === null ? null : `${at}/${i}`);
+    for (let i = 0; i < value.length; i++) checkParsed(value[i], at === null ? null : `${at}/${i}`, keys);
   } else if (value !== null && typeof value === "object") {
-    for (const key of Object.keys(value)) {
+    const names = Object.keys(value);
+    keys.count += names.length;
+    for (const key of names) {
       if (key === "__proto__") {
         throw new ContractError("INVALID_REQUEST", `Cannot accept JSON: key "__proto__" ${where(at)} is not allowed`, {
           reason: "forbidden_key",
           pointer: at ?? "",
         });
       }
-      if (LONE_SURROGATE.test(key)) throw loneSurrogate(at);
-      checkParsed((value as Record<string, unknown>)[key], at === null ? null : `${at}/${escapePointer(key)}`);
+      if (hasLoneSurrogate(key)) throw loneSurrogate(at);
+      checkParsed((value as Record<string, unknown>)[key], at === null ? null : `${at}/${escapePointer(key)}`, keys);
     }
   }
 }

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { assertContractError } from "./assertContractError.js";
 import { safeJsonParse } from "./canonicalJson.js";
-import { scanJsonText } from "./scanJsonText.js";
+import { countJsonMembers, scanJsonText } from "./scanJsonText.js";
 
 const dupOf = (text: string) => scanJsonText(text, 64)?.key ?? null;
 
@@ -53,4 +53,29 @@ test("safeJsonParse: duplicate_key after a successful parse; syntax errors win",
 test("depth is still limited before parsing", () => {
   assertContractError(() => scanJsonText("[".repeat(65) + "]".repeat(65), 64), "INVALID_REQUEST", "json_too_deep");
   assert.equal(scanJsonText("[".repeat(64) + "]".repeat(64), 64), null);
+});
+
+test("countJsonMembers counts every member name at any depth, and none inside strings", () => {
+  const keysOf = (v: unknown): number =>
+    Array.isArray(v)
+      ? v.reduce((n: number, e) => n + keysOf(e), 0)
+      : v !== null && typeof v === "object"
+        ? Object.entries(v).reduce((n, [, e]) => n + 1 + keysOf(e), 0)
+        : 0;
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 5 }), (v) => countJsonMembers(JSON.stringify(v), 64) === keysOf(v)),
+    { numRuns: 500 },
+  );
+  assert.equal(countJsonMembers('{"a:b":"c:d","e":{"f\\":":1}}', 64), 3);
+  assertContractError(() => countJsonMembers("{".repeat(65), 64), "INVALID_REQUEST", "json_too_deep");
+});
+
+test("safeJsonParse refuses a duplicate hidden deep in a large body", () => {
+  const commits = Array.from({ length: 200 }, (_, i) => ({ i, head: { signatures: { a: "x" } } }));
+  const text = JSON.stringify({ commits }).replace(
+    '"signatures":{"a":"x"}}},{"i":150',
+    '"signatures":{"a":"x","a":"y"}}},{"i":150',
+  );
+  const details = assertContractError(() => safeJsonParse(text), "INVALID_REQUEST", "duplicate_key");
+  assert.equal(details.key, "a");
 });

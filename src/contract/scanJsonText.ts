@@ -1,6 +1,7 @@
 /**
- * One pass over JSON text before it is parsed: refuses nesting deeper than the limit (so
- * deep input cannot exhaust the parser's stack) and finds the first duplicate member name
+ * Passes over JSON text before it is parsed: each refuses nesting deeper than the limit (so
+ * deep input cannot exhaust the parser's stack); countJsonMembers (every body) counts member
+ * names, scanJsonText (only once a count shows a duplicate) finds the first duplicate name
  * at any depth. JSON.parse keeps the last of two equal names silently, while other parsers
  * keep the first or fail: a body with a duplicate would mean one thing to its signer and
  * another to the hub, so the hub gives every body one meaning by refusing it (I-JSON,
@@ -17,6 +18,53 @@ export interface DuplicateKey {
   key: string;
   /** Offset of the second occurrence in the text (UTF-16 code units). */
   position: number;
+}
+
+/**
+ * The fast pass run on every body: refuses nesting deeper than `maxDepth` (INVALID_REQUEST
+ * `json_too_deep`) and counts the member names, i.e. the colons outside strings, without
+ * allocating anything. Once the text parsed, a duplicate member shows as an object with fewer
+ * own keys than the text has members (JSON.parse keeps one of two equal names), so comparing
+ * this count with the parsed keys detects a duplicate at any depth; only then does
+ * scanJsonText run to name it.
+ */
+export function countJsonMembers(text: string, maxDepth: number): number {
+  let depth = 0;
+  let members = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return members; // unterminated: JSON.parse reports it with its position
+        let k = q - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        i = q;
+        if ((q - 1 - k) % 2 === 0) break;
+      }
+    } else if (c === 0x3a) {
+      members++;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) throw tooDeep(maxDepth, i);
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return members;
+}
+
+function tooDeep(maxDepth: number, position: number): ContractError {
+  return new ContractError(
+    "INVALID_REQUEST",
+    `Cannot parse JSON: nesting deeper than ${maxDepth} at position ${position}`,
+    {
+      reason: "json_too_deep",
+      limit: maxDepth,
+      position,
+    },
+  );
 }
 
 /** Objects with at most this many members compare names linearly; larger ones use a Set. */
@@ -60,17 +108,7 @@ export function scanJsonText(text: string, maxDepth: number): DuplicateKey | nul
         top.expectKey = false;
       }
     } else if (c === 0x7b || c === 0x5b) {
-      if (stack.length >= maxDepth) {
-        throw new ContractError(
-          "INVALID_REQUEST",
-          `Cannot parse JSON: nesting deeper than ${maxDepth} at position ${i}`,
-          {
-            reason: "json_too_deep",
-            limit: maxDepth,
-            position: i,
-          },
-        );
-      }
+      if (stack.length >= maxDepth) throw tooDeep(maxDepth, i);
       top = { isObject: c === 0x7b, expectKey: c === 0x7b, names: null };
       stack.push(top);
     } else if (c === 0x7d || c === 0x5d) {

@@ -100,21 +100,40 @@ export function startBatchSignatures(
   commits: readonly unknown[],
   options: { prevalidated?: boolean } = {},
 ): Promise<string[] | undefined>[] {
-  const overlay = new Map<string, unknown>();
-  const lookup: ReadonlyMap<string, unknown> = {
-    get: (k: string) => (overlay.has(k) ? overlay.get(k) : state.data.get(k)),
-  } as ReadonlyMap<string, unknown>;
-  const pending: Promise<string[] | undefined>[] = [];
-  for (const raw of commits) {
+  const batch = new SignatureBatch(state.data);
+  return commits.map((raw) => {
     let commit: WireCommit;
     try {
       commit = options.prevalidated ? (raw as WireCommit) : validateCommitShape(raw, { contractId: state.contractId });
-      pending.push(verifySigners(commit, lookup, true).catch(() => undefined));
     } catch {
-      pending.push(Promise.resolve(undefined));
-      continue;
+      return Promise.resolve(undefined);
     }
-    for (const op of commit.data) if (op.method === "post" && op.path !== undefined) overlay.set(op.path, op.value);
+    return batch.add(commit);
+  });
+}
+
+/**
+ * Starts verifying a batch's signatures commit by commit, as each is shape-checked: a push
+ * hands every commit to the threadpool the moment it is validated, so verification runs
+ * while the event loop checks the rest. State-path signers resolve against `data` (read at
+ * `add`, so later changes to it do not matter) as the batch's own posts progress.
+ */
+export class SignatureBatch {
+  private readonly overlay = new Map<string, unknown>();
+  private readonly lookup: ReadonlyMap<string, unknown>;
+
+  constructor(data: ReadonlyMap<string, unknown>) {
+    this.lookup = {
+      get: (k: string) => (this.overlay.has(k) ? this.overlay.get(k) : data.get(k)),
+    } as ReadonlyMap<string, unknown>;
   }
-  return pending;
+
+  /** Starts verifying a shape-validated commit; resolves to its signer keys, or undefined when it could not be pre-verified. */
+  add(commit: WireCommit): Promise<string[] | undefined> {
+    // verifySigners resolves the keys now, before its first await; only the verification is deferred.
+    const verdict = verifySigners(commit, this.lookup, true).catch(() => undefined);
+    for (const op of commit.data)
+      if (op.method === "post" && op.path !== undefined) this.overlay.set(op.path, op.value);
+    return verdict;
+  }
 }

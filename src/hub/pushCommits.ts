@@ -3,7 +3,14 @@ import type { PushBody } from "../api/schemas.js";
 import { checkNewContractId } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
-import { acceptCommit, acceptGenesis, applyDelta, startBatchSignatures, stateView } from "../contract/engine.js";
+import {
+  acceptCommit,
+  acceptGenesis,
+  applyDelta,
+  SignatureBatch,
+  startBatchSignatures,
+  stateView,
+} from "../contract/engine.js";
 import { IDENTITY_PREFIX } from "../contract/hex.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
@@ -51,7 +58,19 @@ export async function pushCommits(
   if (caller.identity === null)
     throw new ContractError("UNAUTHORIZED", "Authentication is required to push", { reason: "unauthenticated" });
   checkNewContractId(id);
-  const commits = raw.map((c) => validateCommitShape(c, { contractId: id, limits }));
+  // Verification starts as each commit is shape-checked, optimistically against the cached
+  // state, before the lock: the threadpool verifies while the event loop checks the rest
+  // and waits for the lock. The verdicts count only if the head is still that state's.
+  const cached = hub.cache.get(id);
+  const early =
+    cached === undefined
+      ? null
+      : { head: cached.head, batch: new SignatureBatch(cached.data), verdicts: [] as Promise<string[] | undefined>[] };
+  const commits = raw.map((c) => {
+    const commit = validateCommitShape(c, { contractId: id, limits });
+    early?.verdicts.push(early.batch.add(commit));
+    return commit;
+  });
 
   return hub.locks.run(id, async () => {
     // One read of the contract row, and one query for the commits already stored.
@@ -116,7 +135,10 @@ export async function pushCommits(
     const storedLength = state?.length ?? 0;
     // Signatures verify on the threadpool while the commits are decided in order here: each
     // commit waits only for its own verification. The batch was shape-checked above.
-    const verifying = startBatchSignatures(working, rest, { prevalidated: true });
+    const verifying =
+      early !== null && start === 0 && state?.head === early.head
+        ? early.verdicts
+        : startBatchSignatures(working, rest, { prevalidated: true });
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
     settings.assets = ledger;
