@@ -7,13 +7,14 @@
  * and then grown another way (fork) refused by name with exit 1.
  */
 import assert from "node:assert/strict";
-import { createHash, createPublicKey, randomBytes, verify } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { HubClient } from "../src/client/HubClient.js";
 import { LogKey } from "../src/tlog/LogKey.js";
 import { cli, tempDir } from "./cli-support.js";
+import { checkCosignatureLine } from "./support/cosignatureReference.js";
 import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
 import { grow, killAllWitnesses, startWitness, type WitnessProcess } from "./support/witnessProcess.js";
 
@@ -30,37 +31,6 @@ const proofLines = async (hubUrl: string, from: number, to: number) => {
 };
 const sizeOf = (note: string) => Number(note.split("\n")[1]);
 const bodyOf = (note: string) => note.slice(0, note.indexOf("\n\n") + 1);
-
-/** The C2SP rules, written out again: an ed25519 cosignature line checked byte by byte. */
-function checkCosignatureLine(line: string, witnessVerifierKey: string, checkpointBody: string): number {
-  // name+id+key: the name and the hex id hold no "+", the base64 key may.
-  const [name, id, ...rest] = witnessVerifierKey.split("+") as [string, string, ...string[]];
-  const typedKey = rest.join("+");
-  const typed = Buffer.from(typedKey, "base64");
-  assert.equal(typed[0], 0x04, "a timestamped ed25519 cosigner key has type 0x04");
-  const publicKey = typed.subarray(1);
-  const expectedId = createHash("sha256")
-    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.from([0x04]), publicKey]))
-    .digest()
-    .subarray(0, 4);
-  assert.equal(id, expectedId.toString("hex"));
-  const m = /^\u2014 (\S+) (\S+)$/.exec(line);
-  assert.ok(m, `not a signature line: ${line}`);
-  assert.equal(m[1], name);
-  const blob = Buffer.from(m[2]!, "base64");
-  assert.equal(blob.length, 4 + 8 + 64);
-  assert.deepEqual(blob.subarray(0, 4), expectedId);
-  const timestamp = Number(blob.readBigUInt64BE(4));
-  assert.ok(timestamp > 1_600_000_000, "the timestamp is seconds since the epoch");
-  const message = Buffer.from(`cosignature/v1\ntime ${timestamp}\n${checkpointBody}`);
-  const key = createPublicKey({
-    key: Buffer.concat([Buffer.from("302a300506032b6570032100", "hex"), publicKey]),
-    format: "der",
-    type: "spki",
-  });
-  assert.ok(verify(null, message, key, blob.subarray(12)), "the cosignature verifies over the C2SP message");
-  return timestamp;
-}
 
 let base: string;
 let hub: HubProcess;

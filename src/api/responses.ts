@@ -33,6 +33,19 @@ export interface CheckpointKeyResult {
   origin: string;
   public_key: string;
   verifier_key: string;
+  /** With witnesses: the quorum, the cosigned and current sizes, and each witness's state. */
+  witnesses?: {
+    quorum: number;
+    cosigned_size: number | null;
+    tree_size: number | null;
+    witnesses: {
+      name: string;
+      verifier_key: string;
+      url: string;
+      cosigned_size: number | null;
+      error: string | null;
+    }[];
+  };
 }
 
 /** `GET /proofs/inclusion`. */

@@ -188,7 +188,27 @@ export const Responses = {
     timestamp: Type.Integer(),
     leaf_index: Type.Optional(Type.Integer()),
   }),
-  checkpointKey: Type.Object({ origin: Type.String(), public_key: Type.String(), verifier_key: Type.String() }),
+  checkpointKey: Type.Object({
+    origin: Type.String(),
+    public_key: Type.String(),
+    verifier_key: Type.String(),
+    witnesses: Type.Optional(
+      Type.Object({
+        quorum: Type.Integer(),
+        cosigned_size: Type.Union([Type.Integer(), Type.Null()]),
+        tree_size: Type.Union([Type.Integer(), Type.Null()]),
+        witnesses: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            verifier_key: Type.String(),
+            url: Type.String(),
+            cosigned_size: Type.Union([Type.Integer(), Type.Null()]),
+            error: Type.Union([Type.String(), Type.Null()]),
+          }),
+        ),
+      }),
+    ),
+  }),
   inclusionProof: Type.Object({
     leaf_index: Type.Integer(),
     tree_size: Type.Integer(),

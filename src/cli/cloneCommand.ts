@@ -6,7 +6,7 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { checkUrl, clientFor, type HubFlags, readingKey } from "./workingCopy/hubAccess.js";
-import { checkWorkingCopyLog, fetchLogKey } from "./workingCopy/hubLog.js";
+import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { acceptPulled } from "./workingCopy/localLog.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -28,13 +28,18 @@ export function parseContractUrl(text: string): { hub: string; id: string } {
  * without trusting the hub (every hash, parent link, signature, transition and rule), and only
  * then writes DIR (default: the contract id).
  */
-export function cloneCommand(target: string, dir: string | undefined, opts: HubFlags, io: Io): Promise<number> {
+export function cloneCommand(
+  target: string,
+  dir: string | undefined,
+  opts: HubFlags & WitnessPinFlags,
+  io: Io,
+): Promise<number> {
   return runCommand(io, opts, "clone", async (cli: Cli) => {
     const { hub, id } = parseContractUrl(target);
     const root = resolve(cli.cwd, dir ?? id);
     const key = readingKey(cli, opts.key, null);
     const client = clientFor(hub, key);
-    const pinned = await fetchLogKey(client);
+    const pinned = await fetchLogKey(client, opts);
     const { commits } = await pullAll(client, id);
     const { log, state } = await acceptPulled(id, [], commits);
     const wc = WorkingCopy.create(root, { hub, contract_id: id, ...(key ? { key: key.name } : {}) }, log);

@@ -3,6 +3,7 @@
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
 import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";
+import { parseWitnessVerifierKey, type WitnessKey } from "../tlog/cosignature.js";
 
 export interface StartConfig {
   host: string;
@@ -27,6 +28,12 @@ export interface StartConfig {
   workBudget: number;
   /** Anonymous WebSocket connections per address; 0 = no cap. */
   anonymousSockets: number;
+  /** Witnesses whose cosignatures checkpoints need (`--witness <verifier key>@<url>`). */
+  witnesses: { key: WitnessKey; url: string }[];
+  /** Cosignatures a checkpoint needs (`--witness-quorum`; default: every witness). */
+  witnessQuorum: number;
+  /** Milliseconds between rounds of submitting checkpoints to the witnesses. */
+  witnessInterval: number;
 }
 
 /** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
@@ -45,6 +52,9 @@ export interface StartFlags {
   logOrigin?: string;
   workBudget?: string;
   anonymousSockets?: string;
+  witness?: string[];
+  witnessQuorum?: string;
+  witnessInterval?: string;
 }
 
 /** A configuration value that cannot be used. */
@@ -67,6 +77,9 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   logOrigin: null,
   workBudget: 5_000,
   anonymousSockets: 100,
+  witnesses: [],
+  witnessQuorum: 0,
+  witnessInterval: 1000,
 });
 
 /** Resolves the configuration from flags and environment. */
@@ -90,6 +103,11 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   }
   const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
   const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
+  const witnessSpecs = flags.witness ?? (env.HUB_WITNESSES ?? "").split(/\s+/).filter(Boolean);
+  const witnesses = witnessSpecs.map(witnessSpec);
+  const quorum = pick(flags.witnessQuorum, "HUB_WITNESS_QUORUM");
+  const witnessInterval = pick(flags.witnessInterval, "HUB_WITNESS_INTERVAL");
+  if (quorum && witnesses.length === 0) throw new ConfigError("--witness-quorum needs at least one --witness");
   return {
     host: host?.[0] ?? DEFAULT_CONFIG.host,
     port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
@@ -109,7 +127,28 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     anonymousSockets: anonymousSockets
       ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
       : DEFAULT_CONFIG.anonymousSockets,
+    witnesses,
+    witnessQuorum: quorum ? integer(quorum, 1, witnesses.length, "--witness-quorum") : witnesses.length,
+    witnessInterval: witnessInterval
+      ? integer(witnessInterval, 10, 3_600_000, "--witness-interval")
+      : DEFAULT_CONFIG.witnessInterval,
   };
+}
+
+/** `<witness verifier key>@<url>`: the key (name+id+base64, which holds no "@") and the witness's address. */
+function witnessSpec(text: string): { key: WitnessKey; url: string } {
+  const at = text.indexOf("@");
+  const url = at < 0 ? "" : text.slice(at + 1);
+  if (at < 0 || !/^https?:\/\/\S+$/.test(url)) {
+    throw new ConfigError(
+      `Invalid --witness ${JSON.stringify(text.slice(0, 200))}: expected <verifier key>@<http(s) url>`,
+    );
+  }
+  try {
+    return { key: parseWitnessVerifierKey(text.slice(0, at)), url: url.replace(/\/+$/, "") };
+  } catch (err) {
+    throw new ConfigError(`Invalid --witness ${JSON.stringify(text.slice(0, 200))}: ${(err as Error).message}`);
+  }
 }
 
 function integer([text, source]: [string, string], min: number, max: number, flag: string): number {

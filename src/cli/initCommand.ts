@@ -12,12 +12,12 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
-import { checkWorkingCopyLog, fetchLogKey } from "./workingCopy/hubLog.js";
+import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
 import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
 import { WORKING_DIR, WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
-export interface InitFlags extends HubFlags {
+export interface InitFlags extends HubFlags, WitnessPinFlags {
   template?: string;
   param?: string[];
   model?: string;
@@ -44,7 +44,7 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     // Refused here with the engine's explanation before the hub is asked.
     await acceptGenesis(id, genesis, { timestamp: nowSeconds() });
     const client = clientFor(url, key);
-    const pinned = await fetchLogKey(client);
+    const pinned = await fetchLogKey(client, opts);
     await client.push(id, [genesis]);
     const { commits } = await pullAll(client, id);
     const { log, state: contract } = await acceptPulled(id, [], commits);

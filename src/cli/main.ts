@@ -35,6 +35,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--wasm-gas-limit <n>", "gas per custom predicate evaluation (env HUB_WASM_GAS_LIMIT; default 10000000)")
     .option("--log-key <file>", "checkpoint signing key file (env HUB_LOG_KEY; default: kept with the store)")
     .option("--log-origin <origin>", "checkpoint origin (env HUB_LOG_ORIGIN; default contract-hub/<key hash>)")
+    .option(
+      "--witness <key@url>",
+      "serve only checkpoints this witness cosigned: its verifier key, @, its URL (repeatable; env HUB_WITNESSES)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--witness-quorum <k>", "cosignatures a checkpoint needs (env HUB_WITNESS_QUORUM; default: every witness)")
+    .option("--witness-interval <ms>", "time between submissions to the witnesses (default 1000)")
     .option("--work-budget <ms>", "expensive work per identity or address, CPU-ms a minute, 0 = off (default 5000)")
     .option("--anonymous-sockets <n>", "anonymous WebSocket connections per address, 0 = no cap (default 100)")
     .action(async (opts) => {

@@ -15,6 +15,7 @@ import { hubOperations } from "../synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../templates/templateCatalogue.js";
 import { LogKey } from "../tlog/LogKey.js";
 import { readLogKeyFile } from "../tlog/logKeyFile.js";
+import { postAddCheckpoint } from "../witness/postAddCheckpoint.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 import { untilSignal } from "./untilSignal.js";
@@ -69,6 +70,19 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     synthesis: hubOperations(env),
     onError: (err) => logger.error({ err }, "subscription error"),
     workBudgetMs: config.workBudget,
+    ...(config.witnesses.length > 0
+      ? {
+          witnesses: {
+            witnesses: config.witnesses.map(({ key, url }) => ({
+              key,
+              url,
+              submit: (body: string) => postAddCheckpoint(url, body),
+            })),
+            quorum: config.witnessQuorum,
+            intervalMs: config.witnessInterval,
+          },
+        }
+      : {}),
   });
   // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
   let stopRelay: () => Promise<void>;
@@ -109,6 +123,9 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     `WASM      ${config.wasm ? `custom predicates on, ${config.wasmWorkers} worker thread(s)` : "custom predicates off"}`,
   );
   io.out(`Log       ${logKey.info().verifier_key}`);
+  if (config.witnesses.length > 0) {
+    io.out(`Witnesses ${config.witnessQuorum} of ${config.witnesses.map((w) => w.key.name).join(", ")} must cosign`);
+  }
 
   const signal = await (deps.stop ?? untilSignal());
   logger.info({ signal }, "shutting down: draining requests");

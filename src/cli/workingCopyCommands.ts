@@ -52,10 +52,24 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .option("--model <file>", "model file")
       .option("--rule <file>", "rule file (repeatable)", collect)
       .option("--party <role=key>", "party at /users/<role>.id (repeatable)", collect)
-      .option("--id <contract_id>", "contract id (default: c_ + 24 random hex)"),
+      .option("--id <contract_id>", "contract id (default: c_ + 24 random hex)")
+      .option(
+        "--witness <verifier-key>",
+        "require this witness's cosignature on the hub's checkpoints (repeatable)",
+        collect,
+      )
+      .option("--witness-quorum <k>", "how many of the --witness keys must have cosigned (default: all)"),
   ).action(async (dir, opts) => setExit(await (await import("./initCommand.js")).initCommand(dir, opts, io)));
   hubOptions(
-    program.command("clone <url> [dir]").description("Copy <hub-url>/<contract_id> into a working copy, verified"),
+    program
+      .command("clone <url> [dir]")
+      .description("Copy <hub-url>/<contract_id> into a working copy, verified")
+      .option(
+        "--witness <verifier-key>",
+        "require this witness's cosignature on the hub's checkpoints (repeatable)",
+        collect,
+      )
+      .option("--witness-quorum <k>", "how many of the --witness keys must have cosigned (default: all)"),
   ).action(async (url, dir, opts) =>
     setExit(await (await import("./cloneCommand.js")).cloneCommand(url, dir, opts, io)),
   );

@@ -23,6 +23,10 @@ import type { Template, TemplateSummary } from "../templates/Template.js";
 import type { TemplateCatalogue } from "../templates/templateCatalogue.js";
 import { LogKey } from "../tlog/LogKey.js";
 import { ContractCache } from "./ContractCache.js";
+import { CosignedCheckpoints, type WitnessPolicy } from "./CosignedCheckpoints.js";
+
+export type { CheckpointWitness, WitnessPolicy } from "./CosignedCheckpoints.js";
+
 import { createContract } from "./createContract.js";
 import { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
@@ -62,6 +66,8 @@ export interface HubOptions extends EngineSettings {
   onError?: (err: unknown) => void;
   /** The key that signs checkpoints (default: the one kept with the store, default origin). */
   logKey?: LogKey;
+  /** Witnesses whose cosignatures a checkpoint needs before it is served (default: none, served at once). */
+  witnesses?: WitnessPolicy;
   /** Where expensive work runs and each caller's budget of it (default: the shared worker pool). */
   work?: HeavyWork;
   /** Expensive work per identity (per address when anonymous), CPU-milliseconds a minute (default 5,000; 0 = unlimited). */
@@ -100,6 +106,7 @@ export class Hub implements HubApi {
   private readonly accessListeners = new Set<(contractId: string, identity: string) => void>();
   private readonly transparency: TransparencyParts;
   private readonly checkpoints = new CheckpointSigner();
+  private readonly cosigned: CosignedCheckpoints | undefined;
 
   constructor(options: HubOptions, ownsStore = false) {
     this.storage = StorageGuard.of(options.store);
@@ -135,10 +142,15 @@ export class Hub implements HubApi {
       logKey: () => (logKey ??= this.store.logKeySeed().then((seed) => new LogKey(seed))),
       checkReadable: (caller, id) => this.ctx.access(caller, id, "read"),
     };
+    if (options.witnesses !== undefined) {
+      this.cosigned = new CosignedCheckpoints(options.witnesses, this.transparency, this.onError);
+      this.cosigned.start();
+    }
   }
 
   /** Closes subscriptions, then the store if the hub opened it. */
   async close(): Promise<void> {
+    await this.cosigned?.close();
     this.bus.closeAll();
     if (this.ownsStore) await this.store.close();
   }
@@ -264,12 +276,14 @@ export class Hub implements HubApi {
 
   // ---- checkpoints and proofs (transparency.ts) ------------------------------------------
 
-  getCheckpoint() {
-    return this.checkpoints.current(this.transparency);
+  async getCheckpoint() {
+    // With witnesses, only a checkpoint that carries their quorum of cosignatures.
+    return this.cosigned !== undefined ? this.cosigned.served() : this.checkpoints.current(this.transparency);
   }
 
-  getCheckpointKey() {
-    return checkpointKey(this.transparency);
+  async getCheckpointKey() {
+    const key = await checkpointKey(this.transparency);
+    return this.cosigned !== undefined ? { ...key, witnesses: this.cosigned.status() } : key;
   }
 
   getInclusionProof(caller: Caller, q: { hash?: unknown; size?: unknown }) {

@@ -70,7 +70,10 @@ export interface HubApi extends ProposalApi {
     id: string,
     q: PullQuery,
   ): Promise<{ contract_id: string; head: string; commits: AsyncIterable<PulledCommit>; hasMore: () => boolean }>;
-  /** `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now. */
+  /**
+   * `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now; with
+   * witnesses, the newest one that carries their quorum of cosignatures (UNAVAILABLE before the first).
+   */
   getCheckpoint(): Promise<CheckpointResult>;
   /** `GET /checkpoint/key`: the log key a client pins. */
   getCheckpointKey(): Promise<CheckpointKeyResult>;

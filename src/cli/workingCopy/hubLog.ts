@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { checkHubLog, type PinnedLogKey, type VerifiedCheckpoint } from "../../client/checkHubLog.js";
 import type { HubClient } from "../../client/HubClient.js";
 import { ContractError } from "../../contract/ContractError.js";
+import { parseWitnessVerifierKey } from "../../tlog/cosignature.js";
+import { UsageError } from "../cliContext.js";
 import type { WorkingCopy } from "./WorkingCopy.js";
 
 /** `.contract/log.json`. */
@@ -38,11 +40,42 @@ function write(wc: WorkingCopy, state: HubLogState): void {
   renameSync(tmp, file(wc));
 }
 
-/** The hub's log key, fetched to be pinned (at clone and init). */
-export async function fetchLogKey(client: HubClient): Promise<PinnedLogKey> {
-  const { origin, public_key } = await client.checkpointKey();
-  return { origin, public_key };
+/** `--witness <verifier key>` (repeatable) and `--witness-quorum <k>` of `init` and `clone`. */
+export interface WitnessPinFlags {
+  witness?: string[];
+  witnessQuorum?: string;
 }
+
+/** The witnesses to pin: each verifier key checked, the quorum 1 … their number (default: all). */
+function witnessPins(flags: WitnessPinFlags): Pick<PinnedLogKey, "witnesses" | "witness_quorum"> {
+  const keys = flags.witness ?? [];
+  if (keys.length === 0) {
+    if (flags.witnessQuorum !== undefined) throw new UsageError("--witness-quorum needs at least one --witness");
+    return {};
+  }
+  for (const key of keys) {
+    try {
+      parseWitnessVerifierKey(key);
+    } catch (err) {
+      throw new UsageError(`--witness ${key}: ${(err as Error).message}`);
+    }
+  }
+  const quorum = flags.witnessQuorum === undefined ? keys.length : Number(flags.witnessQuorum);
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > keys.length) {
+    throw new UsageError(`--witness-quorum must be from 1 to ${keys.length}, not ${flags.witnessQuorum}`);
+  }
+  return { witnesses: keys, witness_quorum: quorum };
+}
+
+/** The hub's log key, fetched to be pinned (at clone and init), with the witnesses the user requires. */
+export async function fetchLogKey(client: HubClient, flags: WitnessPinFlags = {}): Promise<PinnedLogKey> {
+  const pins = witnessPins(flags);
+  const { origin, public_key } = await client.checkpointKey();
+  return { origin, public_key, ...pins };
+}
+
+/** How long a command waits for a cosigned checkpoint that covers the head it just pushed. */
+const HEAD_WAIT_MS = 10_000;
 
 /**
  * Checks the hub's log for the working copy (pinning the key first if this copy predates
@@ -54,7 +87,7 @@ export async function checkWorkingCopyLog(
   pinned?: PinnedLogKey,
 ): Promise<VerifiedCheckpoint> {
   const state = read(wc) ?? { ...(pinned ?? (await fetchLogKey(client))), checkpoint: null };
-  const checkpoint = await checkHubLog(client, state, state.checkpoint, wc.origin().head);
+  const checkpoint = await checkHubLog(client, state, state.checkpoint, wc.origin().head, { headWaitMs: HEAD_WAIT_MS });
   write(wc, { ...state, checkpoint });
   return checkpoint;
 }

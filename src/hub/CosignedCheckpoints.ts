@@ -1,0 +1,187 @@
+/**
+ * A hub that requires k witness cosignatures (docs/transparency.md): it submits each new
+ * checkpoint to its witnesses (the C2SP add-checkpoint body, with a consistency proof from
+ * the size each witness cosigned last), collects their cosignatures, and serves only the
+ * newest checkpoint that carries at least `quorum` valid ones — never one that lacks them.
+ * While witnesses are down or refuse, clients keep getting the last cosigned checkpoint
+ * (older, still valid), and `status()` says how far behind it is and why.
+ *
+ * Transport-free: each witness comes with a `submit` function (the HTTP POST lives with the
+ * command that starts the hub). Rounds run one at a time, every `intervalMs`, and only when
+ * the tree grew past the served checkpoint.
+ */
+import type { CheckpointResult } from "../api/responses.js";
+import { ContractError } from "../contract/ContractError.js";
+import type { Store } from "../store/Store.js";
+import { formatAddCheckpoint } from "../tlog/addCheckpointBody.js";
+import { CheckpointError } from "../tlog/checkpoint.js";
+import {
+  type VerifiedCosignature,
+  verifyCosignatures,
+  type WitnessKey,
+  witnessVerifierKey,
+} from "../tlog/cosignature.js";
+import type { LogKey } from "../tlog/LogKey.js";
+import { proveConsistency, treeRoot } from "../tlog/proofs.js";
+
+/** One witness of the hub. */
+export interface CheckpointWitness {
+  key: WitnessKey;
+  /** Where it is (reported in the status, never parsed here). */
+  url: string;
+  /** Sends an add-checkpoint body; resolves with the answer's status and text; rejects when unreachable. */
+  submit(body: string): Promise<{ status: number; body: string }>;
+}
+
+export interface WitnessPolicy {
+  witnesses: readonly CheckpointWitness[];
+  /** Cosignatures a checkpoint needs before it is served (1 ≤ quorum ≤ witnesses). */
+  quorum: number;
+  /** Time between rounds (default 1000 ms). */
+  intervalMs?: number;
+}
+
+/** What `GET /checkpoint/key` reports about the witnesses. */
+export interface WitnessStatus {
+  quorum: number;
+  /** Size of the checkpoint served now (null: none cosigned yet, `GET /checkpoint` answers 503). */
+  cosigned_size: number | null;
+  /** Leaves in the tree at the last round. */
+  tree_size: number | null;
+  witnesses: { name: string; verifier_key: string; url: string; cosigned_size: number | null; error: string | null }[];
+}
+
+interface WitnessState {
+  /** The size this witness cosigned last, as far as the hub knows (null: not asked yet). */
+  cosigned: number | null;
+  error: string | null;
+}
+
+/** The bodies of a 409: the witness's cosigned size. */
+const SIZE_ANSWER = /^(0|[1-9][0-9]{0,15})\n$/;
+
+export class CosignedCheckpoints {
+  readonly #policy: WitnessPolicy;
+  readonly #parts: { store: Store; logKey: () => Promise<LogKey> };
+  readonly #onError: (err: unknown) => void;
+  readonly #states: WitnessState[];
+  #served: CheckpointResult | undefined;
+  #treeSize: number | null = null;
+  #timer: NodeJS.Timeout | undefined;
+  #round: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(
+    policy: WitnessPolicy,
+    parts: { store: Store; logKey: () => Promise<LogKey> },
+    onError: (err: unknown) => void,
+  ) {
+    if (!(Number.isInteger(policy.quorum) && policy.quorum >= 1 && policy.quorum <= policy.witnesses.length)) {
+      throw new RangeError(`witness quorum ${policy.quorum} is not between 1 and ${policy.witnesses.length}`);
+    }
+    this.#policy = policy;
+    this.#parts = parts;
+    this.#onError = onError;
+    this.#states = policy.witnesses.map(() => ({ cosigned: null, error: null }));
+  }
+
+  /** Starts the rounds (the first at once). */
+  start(): void {
+    const loop = () => {
+      if (this.#closed) return;
+      this.#round = this.round()
+        .catch((err: unknown) => this.#onError(err))
+        .finally(() => {
+          if (!this.#closed) this.#timer = setTimeout(loop, this.#policy.intervalMs ?? 1000);
+        });
+    };
+    loop();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    await this.#round;
+  }
+
+  /** The checkpoint to serve: the newest with a quorum of cosignatures. */
+  served(): CheckpointResult {
+    if (this.#served !== undefined) return this.#served;
+    throw new ContractError(
+      "UNAVAILABLE",
+      `No checkpoint has the ${this.#policy.quorum} witness cosignatures this hub requires yet`,
+      { reason: "witness_quorum", ...this.status() },
+    );
+  }
+
+  status(): WitnessStatus {
+    return {
+      quorum: this.#policy.quorum,
+      cosigned_size: this.#served?.size ?? null,
+      tree_size: this.#treeSize,
+      witnesses: this.#policy.witnesses.map((w, i) => ({
+        name: w.key.name,
+        verifier_key: witnessVerifierKey(w.key),
+        url: w.url,
+        cosigned_size: this.#states[i]!.cosigned,
+        error: this.#states[i]!.error,
+      })),
+    };
+  }
+
+  /** One round: sign the current tree, ask every witness, serve it if a quorum cosigned. */
+  async round(): Promise<void> {
+    const size = await this.#parts.store.treeSize();
+    this.#treeSize = size;
+    if (this.#served !== undefined && this.#served.size >= size) return;
+    const root = await treeRoot((ids) => this.#parts.store.readTreeNodes(ids), size);
+    const note = (await this.#parts.logKey()).sign({ size, root });
+    const answers = await Promise.all(this.#policy.witnesses.map((w, i) => this.#ask(w, this.#states[i]!, note, size)));
+    const lines = answers.filter((a): a is VerifiedCosignature => a !== null);
+    if (lines.length < this.#policy.quorum) return;
+    if (this.#served !== undefined && this.#served.size >= size) return;
+    this.#served = {
+      checkpoint: note + lines.map((l) => `${l.line}\n`).join(""),
+      size,
+      root: root.toString("hex"),
+    };
+  }
+
+  /** Asks one witness to cosign `note`; a 409 teaches the size it cosigned, and the request is made again once. */
+  async #ask(w: CheckpointWitness, state: WitnessState, note: string, size: number) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const old = state.cosigned ?? 0;
+      if (old > size) {
+        state.error = `it cosigned a tree of ${old}, larger than this log's ${size}: the log was rolled back`;
+        return null;
+      }
+      try {
+        const proof =
+          old > 0 && old < size ? await proveConsistency((ids) => this.#parts.store.readTreeNodes(ids), old, size) : [];
+        const answer = await w.submit(formatAddCheckpoint({ oldSize: old, proof, note }));
+        if (answer.status === 409 && SIZE_ANSWER.test(answer.body)) {
+          state.cosigned = Number(answer.body.trim());
+          state.error = `it had cosigned ${state.cosigned}`;
+          continue;
+        }
+        if (answer.status !== 200) {
+          state.error = `it answered ${answer.status}: ${answer.body.trim().slice(0, 300)}`;
+          return null;
+        }
+        const [cosignature] = verifyCosignatures(note + answer.body, [w.key]);
+        if (cosignature === undefined) {
+          state.error = "its answer carries no valid cosignature by its key";
+          return null;
+        }
+        state.cosigned = size;
+        state.error = null;
+        return cosignature;
+      } catch (err) {
+        const why = err instanceof CheckpointError ? "its answer is malformed" : "unreachable";
+        state.error = `${why}: ${(err as Error).message}`;
+        return null;
+      }
+    }
+    return null;
+  }
+}
