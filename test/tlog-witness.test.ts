@@ -80,7 +80,7 @@ describe("contract-hub witness: the tlog-witness API", () => {
     checkCosignatureLine(r.text.trimEnd(), witness.verifierKey, bodyOf(note));
   });
 
-  it("refuses an unknown log (404), a checkpoint not signed by the log key (403) and a malformed body (400)", async () => {
+  it("refuses an unknown log (404), a checkpoint not signed by the log key (403), a malformed body (400), a huge one (413)", async () => {
     const stranger = new LogKey(randomBytes(32), "example.org/another-log");
     const root = Buffer.from(bodyOf(await checkpointOf(hub.url)).split("\n")[2]!, "base64");
     assert.equal((await post(witness.url, `old 0\n\n${stranger.sign({ size: 1, root })}`)).status, 404);
@@ -89,6 +89,7 @@ describe("contract-hub witness: the tlog-witness API", () => {
     assert.equal((await post(witness.url, `old ${size}\n\n${impostor.sign({ size, root })}`)).status, 403);
     assert.equal((await post(witness.url, "old 1\nnot a proof\n")).status, 400);
     assert.equal((await post(witness.url, `old 01\n\n${await checkpointOf(hub.url)}`)).status, 400);
+    assert.equal((await post(witness.url, `old 0\n\n${"x".repeat(100_000)}`)).status, 413);
   });
 
   it("serves the newest cosigned checkpoint at /<SHA-256 of the origin>/checkpoint", async () => {

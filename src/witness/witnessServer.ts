@@ -25,15 +25,18 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
       if (size > MAX_BODY) {
+        // Answered 413 without reading the rest; the connection closes after the answer.
+        req.off("data", onData);
+        req.pause();
         resolve(null);
-        req.destroy();
         return;
       }
       chunks.push(c);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
@@ -44,7 +47,10 @@ async function handle(witness: Witness, logs: readonly TrustedLog[], req: Incomi
   if (path === "/add-checkpoint") {
     if (req.method !== "POST") return reply(res, 405, "add-checkpoint takes POST\n");
     const text = await readBody(req);
-    if (text === null) return reply(res, 413, `the body exceeds ${MAX_BODY} bytes\n`);
+    if (text === null) {
+      res.setHeader("connection", "close");
+      return reply(res, 413, `the body exceeds ${MAX_BODY} bytes\n`);
+    }
     const answer = witness.addText(text);
     if (answer.status === 200) return reply(res, 200, answer.lines);
     if (answer.status === 409) return reply(res, 409, `${answer.knownSize}\n`, "text/x.tlog.size");
