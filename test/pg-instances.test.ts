@@ -8,12 +8,14 @@ import { after, describe, it } from "node:test";
 import pg from "pg";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { isContractError } from "../src/contract/ContractError.js";
+import { toPulledCommit } from "../src/contract/StoredCommit.js";
 import { ANONYMOUS } from "../src/hub/HubApi.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "../src/store/postgres/migrations.js";
 import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { issueAndSend, receiveWithRetry } from "./store-contract-assets.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
+import { testChain } from "./support/testChain.js";
 
 const db = await testDatabase();
 const open: { close(): Promise<unknown> }[] = [];
@@ -59,6 +61,35 @@ describe("PostgreSQL: several instances on one database", { timeout: 60_000 }, (
       await client.end();
     }
     await assertContractErrorAsync(() => store(schema), "INTERNAL", "schema_too_new");
+  });
+
+  it("migration 5 gives the commits of a schema-4 database their wire bytes, byte for byte the hub's", async () => {
+    const schema = db.freshSchema();
+    const first = await store(schema);
+    const chain = testChain("up", 4);
+    await first.appendCommits("up", null, chain, {
+      contract: { owner: "ab".repeat(32), createdAt: 1_700_000_000, private: false },
+    });
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      const q = `SELECT wire FROM "${schema}".commits ORDER BY idx`;
+      const written = (await client.query(q)).rows;
+      await client.query(
+        `ALTER TABLE "${schema}".commits DROP COLUMN wire; DROP TABLE "${schema}".state_snapshots;
+         DELETE FROM "${schema}".schema_version WHERE version >= 5`,
+      );
+      const reopened = await store(schema);
+      assert.deepEqual((await client.query(q)).rows, written);
+      const pulled: string[] = [];
+      for await (const page of reopened.readPullTexts("up", 0, 10)) pulled.push(...page);
+      assert.deepEqual(
+        pulled,
+        chain.map((c, i) => JSON.stringify(toPulledCommit({ ...c, leafIndex: i }))),
+      );
+    } finally {
+      await client.end();
+    }
   });
 
   it("lets exactly one of 20 concurrent pushes on one head win across two hubs", async () => {

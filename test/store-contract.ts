@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { computeCommitHash } from "../src/contract/commitHash.js";
-import type { StoredCommit } from "../src/contract/StoredCommit.js";
+import { type StoredCommit, toPulledCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
 import { assetCases } from "./store-contract-assets.js";
 import { treeCases } from "./store-contract-tree.js";
@@ -117,6 +117,64 @@ export function storeContractSuite(
         assert.equal(JSON.stringify(back![k]), JSON.stringify(commit[k]));
       assert.equal(computeCommitHash("x", back!.parent, back!.data), commit.hash);
       assert.equal((await store.getCommitAt("x", 0))!.attestations, undefined);
+    });
+
+    it("streams pull entries from stored wire bytes, byte for byte the serialisation of the parsed commit", async () => {
+      const store = await fresh();
+      const genesis = testChain("w", 1)[0]!;
+      await store.appendCommits("w", null, [genesis], created());
+      const data = [
+        { method: "action" as const, value: "go" },
+        { method: "post" as const, path: "/v.json", value: { z: 1, a: [1.5e-7, -0], "é\u2028": '"\\\u0000😀' } },
+      ];
+      const withAttestation: StoredCommit = {
+        index: 1,
+        hash: computeCommitHash("w", genesis.hash, data),
+        parent: genesis.hash,
+        data,
+        signatures: { [`ed25519:${OWNER}`]: "ff".repeat(64) },
+        attestations: [{ oracle: OTHER, claim: "price", value: { usd: 12.5 }, signature: "dd".repeat(64) }],
+        timestamp: 1_700_000_123,
+        signers: [OWNER],
+      };
+      await store.appendCommits("w", genesis.hash, [withAttestation]);
+      await store.appendCommits("w", withAttestation.hash, testChain("w", 1200, withAttestation.hash, 2));
+      const stored = await collect(store.readCommits("w"));
+      const pages: string[][] = [];
+      for await (const page of store.readPullTexts("w", 0, 9999)) pages.push(page);
+      assert.deepEqual(
+        pages.flat(),
+        stored.map((c) => JSON.stringify(toPulledCommit(c))),
+      );
+      assert.ok(pages.length > 1, "a long log comes in more than one page");
+      const window: string[] = [];
+      for await (const page of store.readPullTexts("w", 1, 3)) window.push(...page);
+      assert.deepEqual(
+        window,
+        stored.slice(1, 3).map((c) => JSON.stringify(toPulledCommit(c))),
+      );
+      for await (const _ of store.readPullTexts("missing", 0, 10)) assert.fail("an absent contract has no entries");
+    });
+
+    it("keeps the newest state snapshot of each contract; an older one never replaces it", async () => {
+      const store = await fresh();
+      const chain = await withChain(store, "s", 3);
+      const other = await withChain(store, "t", 1);
+      const snap = (contractId: string, length: number, head: string) => ({
+        contractId,
+        length,
+        head,
+        format: 1,
+        state: `{"length":${length}}`,
+        digest: String(length).repeat(64).slice(0, 64),
+      });
+      assert.equal(await store.readSnapshot("s"), null);
+      await store.saveSnapshot(snap("s", 2, chain[1]!.hash));
+      await store.saveSnapshot(snap("s", 3, chain[2]!.hash));
+      await store.saveSnapshot(snap("s", 1, chain[0]!.hash));
+      await store.saveSnapshot(snap("t", 1, other[0]!.hash));
+      assert.deepEqual(await store.readSnapshot("s"), snap("s", 3, chain[2]!.hash));
+      assert.deepEqual(await store.listSnapshots(), [snap("s", 3, chain[2]!.hash), snap("t", 1, other[0]!.hash)]);
     });
 
     it("answers a stale head with CONFLICT naming the stored head, and stores nothing", async () => {

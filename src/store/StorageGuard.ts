@@ -16,12 +16,22 @@ import type { Store } from "./Store.js";
 import { type StorageFaultReason, storageCorrupted, storageErrorKind, storageUnavailable } from "./storageFault.js";
 
 /** Store calls that write (their success proves the disk and the database take writes again). */
-const WRITES = new Set(["appendCommits", "setGrant", "registerAccessKey", "revokeAccessKey", "useNonce"]);
+const WRITES = new Set([
+  "appendCommits",
+  "setGrant",
+  "registerAccessKey",
+  "revokeAccessKey",
+  "useNonce",
+  "saveSnapshot",
+]);
 /** Store calls whose first argument is a contract id (named by CORRUPTED). */
 const BY_CONTRACT = new Set([
   "getContract",
   "appendCommits",
   "readCommits",
+  "readPullTexts",
+  "saveSnapshot",
+  "readSnapshot",
   "getCommitByHash",
   "storedHashes",
   "getCommitAt",
@@ -42,6 +52,7 @@ const GUARDED = new Set([
   "readTreeNodes",
   "findLeaf",
   "logKeySeed",
+  "listSnapshots",
 ]);
 
 /** At most one probe a second; `/health` waits for a running probe at most this long. */

@@ -128,6 +128,21 @@ export interface SendRecord {
   receivedBy: string | null;
 }
 
+/**
+ * A persisted snapshot of a contract's state after its first `length` commits (docs/storage.md):
+ * `state` is the text hub/stateSnapshot.ts writes, `format` its version, `digest` the
+ * lower-case hex SHA-256 of `state`. The store keeps the newest one per contract.
+ */
+export interface StateSnapshot {
+  contractId: string;
+  length: number;
+  /** Hash of the commit at `length - 1`. */
+  head: string;
+  format: number;
+  state: string;
+  digest: string;
+}
+
 /** Counters that make group commit observable (tests, metrics). */
 export interface StoreStats {
   /** Write transactions committed (or attempted). */
@@ -166,6 +181,12 @@ export interface Store {
   ): Promise<void>;
   /** Streams commits with `from <= index < to` (to: the length when called), in order, page by page. */
   readCommits(contractId: string, from?: number, to?: number): AsyncIterable<StoredCommit>;
+  /**
+   * Streams the pull entries (docs/api.md) of the commits with `from <= index < to` (to: at
+   * most the length when called), in order, a page of JSON texts at a time: the stored wire
+   * bytes joined with the per-entry fields, never a parsed and re-serialised row.
+   */
+  readPullTexts(contractId: string, from: number, to: number): AsyncIterable<string[]>;
   /** The commit with this hash in this contract, or null. */
   getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null>;
   /** Which of `hashes` are stored in this contract (one query, however many hashes). */
@@ -241,6 +262,13 @@ export interface Store {
   ): Promise<ProposalRecord | null>;
   /** Marks a stored-open proposal withdrawn; returns the proposal after it, or null when absent. */
   withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null>;
+
+  /** Keeps `snapshot` unless the contract's stored one is at least as long (so racing writers never go back). */
+  saveSnapshot(snapshot: StateSnapshot): Promise<void>;
+  /** The contract's newest snapshot, or null. */
+  readSnapshot(contractId: string): Promise<StateSnapshot | null>;
+  /** Every stored snapshot, by contract id (for `contract-hub verify`). */
+  listSnapshots(): Promise<StateSnapshot[]>;
 
   /** Write counters (group commit is observable through them). */
   stats(): StoreStats;

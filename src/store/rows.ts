@@ -36,3 +36,6 @@ export const accessKeyFromRow = (r: AccessKeyRow): AccessKeyRecord => ({
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });
+
+/** Columns of a `state_snapshots` row, named as a StateSnapshot's fields. */
+export const SNAPSHOT_COLUMNS = 'contract_id AS "contractId", length, head, format, state, digest';

@@ -160,15 +160,51 @@ const PROPOSALS: readonly string[] = [
   "CREATE INDEX IF NOT EXISTS proposals_by_status ON proposals (contract_id, status, created_at)",
 ];
 
+/** `"<hex>"` or `null`: a hash column as JSON text (hashes are lower-case hex, nothing to escape). */
+const jsonHash = (column: string) => `CASE WHEN ${column} IS NULL THEN 'null' ELSE '"' || ${column} || '"' END`;
+
+/**
+ * Wire bytes and state snapshots (docs/storage.md). `commits.wire` holds each commit's push
+ * format as the hub serialises it (`{"hash","parent","data","head"}`, the text of
+ * commitText.ts `wireText`), written once at append so a pull streams it instead of parsing
+ * and re-serialising every row. Commits stored before this version get theirs here, built
+ * from the JSON columns by the same concatenation (they hold JSON.stringify texts, so the
+ * result is byte for byte what the hub would write); a row still lacking it (written by an
+ * older instance during a rolling upgrade) is served from its columns.
+ *
+ * `state_snapshots` keeps the newest snapshot of each contract's state (every N commits): a
+ * cold contract loads from it plus the commits after it. `digest` (SHA-256 of `state`)
+ * catches accidental damage on load; `contract-hub verify` recomputes each from the log.
+ */
+const WIRE_AND_SNAPSHOTS: readonly string[] = [
+  `UPDATE commits SET wire = '{"hash":' || ${jsonHash("hash")} || ',"parent":' || ${jsonHash("parent")}
+     || ',"data":' || data || ',"head":{"parent":' || ${jsonHash("parent")} || ',"signatures":' || signatures
+     || CASE WHEN attestations IS NULL THEN '' ELSE ',"attestations":' || attestations END || '}}'
+   WHERE wire IS NULL`,
+  `CREATE TABLE IF NOT EXISTS state_snapshots (
+    contract_id TEXT PRIMARY KEY REFERENCES contracts(id),
+    length BIGINT NOT NULL,
+    head TEXT NOT NULL,
+    format SMALLINT NOT NULL,
+    state TEXT NOT NULL,
+    digest TEXT NOT NULL
+  )`,
+];
+
 /**
  * The migrations, with the dialect's statements that backfill the party index and add the
- * commits' leaf_index column (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`).
  */
-export function schemaMigrations(partyPathsBackfill: string, addLeafIndex: string): readonly Migration[] {
+export function schemaMigrations(
+  partyPathsBackfill: string,
+  addLeafIndex: string,
+  addWire: string,
+): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
     { version: 2, statements: [...PARTY_PATHS, partyPathsBackfill] },
     { version: 3, statements: [addLeafIndex, ...TLOG] },
     { version: 4, statements: [...PROPOSALS] },
+    { version: 5, statements: [addWire, ...WIRE_AND_SNAPSHOTS] },
   ];
 }

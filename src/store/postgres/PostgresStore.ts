@@ -4,7 +4,8 @@ import { encodeHex } from "../../contract/hex.js";
 import { generateKeyPair } from "../../contract/keys.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
-import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
+import { PULL_COLUMNS, type PullRow, pulledTextOf } from "../commitText.js";
+import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
@@ -16,6 +17,7 @@ import type {
   ProposalRecord,
   ProposalStatus,
   SendRecord,
+  StateSnapshot,
   Store,
   StoreStats,
 } from "../Store.js";
@@ -207,6 +209,21 @@ export class PostgresStore implements Store {
       );
       if (rows.length === 0) return;
       for (const r of rows) yield commitFromRow(r);
+      next = rows[rows.length - 1]!.idx + 1;
+    }
+  }
+
+  async *readPullTexts(contractId: string, from: number, to: number): AsyncIterable<string[]> {
+    const [row] = await this.rows<{ length: number }>("SELECT length FROM contracts WHERE id = $1", [contractId]);
+    if (row === undefined) return;
+    const end = Math.min(to, row.length);
+    for (let next = from; next < end; ) {
+      const rows = await this.rows<PullRow>(
+        `SELECT ${PULL_COLUMNS} FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4`,
+        [contractId, next, end, this.pageSize],
+      );
+      if (rows.length === 0) return;
+      yield rows.map(pulledTextOf);
       next = rows[rows.length - 1]!.idx + 1;
     }
   }
@@ -412,6 +429,28 @@ export class PostgresStore implements Store {
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
     return this.write((client) => withdrawPgProposal(client, contractId, hash));
+  }
+
+  async saveSnapshot(s: StateSnapshot): Promise<void> {
+    await this.writeStatement(
+      `INSERT INTO state_snapshots (contract_id, length, head, format, state, digest) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (contract_id) DO UPDATE SET length = excluded.length, head = excluded.head,
+           format = excluded.format, state = excluded.state, digest = excluded.digest
+         WHERE excluded.length > state_snapshots.length`,
+      [s.contractId, s.length, s.head, s.format, s.state, s.digest],
+    );
+  }
+
+  async readSnapshot(contractId: string): Promise<StateSnapshot | null> {
+    const [row] = await this.rows<StateSnapshot>(
+      `SELECT ${SNAPSHOT_COLUMNS} FROM state_snapshots WHERE contract_id = $1`,
+      [contractId],
+    );
+    return row ?? null;
+  }
+
+  async listSnapshots(): Promise<StateSnapshot[]> {
+    return this.rows<StateSnapshot>(`SELECT ${SNAPSHOT_COLUMNS} FROM state_snapshots ORDER BY contract_id`, []);
   }
 
   stats(): StoreStats {

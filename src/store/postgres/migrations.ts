@@ -14,6 +14,7 @@ export const PG_MIGRATIONS: readonly Migration[] = schemaMigrations(
      ORDER BY m.contract_id, op.value->>'path', m.idx DESC, op.ord DESC
     ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
   "ALTER TABLE commits ADD COLUMN IF NOT EXISTS leaf_index BIGINT",
+  "ALTER TABLE commits ADD COLUMN IF NOT EXISTS wire TEXT",
 );
 
 /** The newest schema version this code knows. */

@@ -1,6 +1,6 @@
 import type { PoolClient } from "pg";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams } from "../sqlite/commitRows.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams, INSERT_COLUMNS } from "../sqlite/commitRows.js";
 
 export { COMMIT_COLUMNS, type CommitRow, commitFromRow };
 
@@ -10,15 +10,17 @@ export { COMMIT_COLUMNS, type CommitRow, commitFromRow };
  * columns are serialised exactly as the SQLite store does (commitParams), so both stores
  * hold the same bytes.
  */
-const INSERT_COMMITS = `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
-  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])`;
+const INSERT_COMMITS = `INSERT INTO commits (${INSERT_COLUMNS})
+  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::text[])`;
+/** Columns after contract_id. */
+const ARRAYS = 10;
 
 /** Inserts `commits` of `contractId` in one round trip. */
 export async function insertCommits(client: PoolClient, contractId: string, commits: readonly StoredCommit[]) {
-  const columns: unknown[][] = Array.from({ length: 9 }, () => new Array(commits.length));
+  const columns: unknown[][] = Array.from({ length: ARRAYS }, () => new Array(commits.length));
   commits.forEach((c, i) => {
     const params = commitParams(contractId, c);
-    for (let k = 0; k < 9; k++) columns[k]![i] = params[k + 1];
+    for (let k = 0; k < ARRAYS; k++) columns[k]![i] = params[k + 1];
   });
   await client.query(INSERT_COMMITS, [contractId, ...columns]);
 }

@@ -8,7 +8,7 @@ import { testChain } from "../../../test/support/testChain.js";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
-import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { type StoredCommit, toPulledCommit } from "../../contract/StoredCommit.js";
 import { frontierOf } from "../../tlog/proofs.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
@@ -16,6 +16,8 @@ import { SqliteStore } from "./SqliteStore.js";
 /** Turns a current database back into one written before the Merkle tree existed (schema 2). */
 const UNDO_TREE =
   "DROP INDEX commits_by_leaf; ALTER TABLE commits DROP COLUMN leaf_index; DROP TABLE tlog_nodes; DROP TABLE tlog_size; DROP TABLE tlog_key";
+/** Turns a current database back into one written before wire bytes and snapshots (schema 4). */
+const UNDO_WIRE = "ALTER TABLE commits DROP COLUMN wire; DROP TABLE state_snapshots";
 
 const dirs: string[] = [];
 after(() => {
@@ -79,7 +81,7 @@ describe("SqliteStore", () => {
     await store.appendCommits("p", genesis!.hash, [next]);
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`DROP TABLE party_paths; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 2`);
+    db.exec(`DROP TABLE party_paths; ${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 2`);
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const sees = async (identity: string) =>
@@ -98,7 +100,7 @@ describe("SqliteStore", () => {
     const before = await store.readTreeNodes(frontierOf(5));
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
+    db.exec(`${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     assert.equal(await reopened.treeSize(), 5);
@@ -109,6 +111,56 @@ describe("SqliteStore", () => {
     );
     assert.equal((await reopened.readTreeNodes(frontierOf(5))).size, before.size);
     await reopened.close();
+  });
+
+  it("migration 5 gives every stored commit its wire bytes, the very text the hub writes for a new one", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    const chain = testChain("u", 3);
+    const data: Operation[] = [{ method: "post", path: "/q.json", value: { é: [0.1, "\u2028😀"], z: null } }];
+    const signed: StoredCommit = {
+      index: 3,
+      hash: computeCommitHash("u", chain[2]!.hash, data),
+      parent: chain[2]!.hash,
+      data,
+      signatures: { [`ed25519:${OWNER}`]: "ff".repeat(64) },
+      attestations: [{ oracle: OTHER, claim: "c", value: 1, signature: "dd".repeat(64) }],
+      timestamp: 1_700_000_100,
+      signers: [OWNER],
+    };
+    await store.appendCommits("u", null, chain, contract());
+    await store.appendCommits("u", chain[2]!.hash, [signed]);
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    const written = db.prepare("SELECT wire FROM commits ORDER BY idx").all();
+    db.exec(`${UNDO_WIRE}; DELETE FROM schema_version WHERE version >= 5`);
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    const db2 = new Database(join(dir, "hub.sqlite"), { readonly: true });
+    assert.deepEqual(db2.prepare("SELECT wire FROM commits ORDER BY idx").all(), written);
+    db2.close();
+    const pulled: string[] = [];
+    for await (const page of reopened.readPullTexts("u", 0, 10)) pulled.push(...page);
+    assert.deepEqual(
+      pulled,
+      [...chain, { ...signed, leafIndex: 3 }].map((c) => JSON.stringify(toPulledCommit(c))),
+    );
+    await reopened.close();
+  });
+
+  it("serves a row lacking wire bytes (written by an older instance) from its JSON columns", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    const chain = await withChain(store, "o", 4);
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec("UPDATE commits SET wire = NULL WHERE idx IN (1, 2)");
+    db.close();
+    const pulled: string[] = [];
+    for await (const page of store.readPullTexts("o", 0, 4)) pulled.push(...page);
+    const expected = (await collect(store.readCommits("o"))).map((c) => JSON.stringify(toPulledCommit(c)));
+    assert.deepEqual(pulled, expected);
+    assert.equal(expected.length, chain.length);
+    await store.close();
   });
 
   it("refuses a database written by a newer schema", async () => {

@@ -5,7 +5,8 @@ import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
-import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow } from "../rows.js";
+import { PULL_COLUMNS, type PullRow, pulledTextOf } from "../commitText.js";
+import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
@@ -17,6 +18,7 @@ import type {
   ProposalRecord,
   ProposalStatus,
   SendRecord,
+  StateSnapshot,
   Store,
   StoreStats,
 } from "../Store.js";
@@ -154,6 +156,22 @@ export class SqliteStore implements Store {
     }
   }
 
+  async *readPullTexts(contractId: string, from: number, to: number): AsyncIterable<string[]> {
+    const row = this.sql("SELECT length FROM contracts WHERE id = ?").get(contractId) as { length: number } | undefined;
+    if (row === undefined) return;
+    const end = Math.min(to, row.length);
+    const page = this.sql(
+      `SELECT ${PULL_COLUMNS} FROM commits WHERE contract_id = ? AND idx >= ? AND idx < ? ORDER BY idx LIMIT ?`,
+    );
+    // Pages, as in readCommits; a pull page is larger, since its rows are only joined, not parsed.
+    for (let next = from; next < end; ) {
+      const rows = page.all(contractId, next, end, this.pageSize * 4) as PullRow[];
+      if (rows.length === 0) return;
+      yield rows.map(pulledTextOf);
+      next = rows[rows.length - 1]!.idx + 1;
+    }
+  }
+
   async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {
     const row = this.sql(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = ? AND hash = ?`).get(
       contractId,
@@ -286,6 +304,21 @@ export class SqliteStore implements Store {
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
     return this.writer.run("withdrawProposal", contractId, hash);
+  }
+
+  async saveSnapshot(s: StateSnapshot): Promise<void> {
+    await this.writer.run("saveSnapshot", s);
+  }
+
+  async readSnapshot(contractId: string): Promise<StateSnapshot | null> {
+    const row = this.sql(`SELECT ${SNAPSHOT_COLUMNS} FROM state_snapshots WHERE contract_id = ?`).get(contractId) as
+      | StateSnapshot
+      | undefined;
+    return row ?? null;
+  }
+
+  async listSnapshots(): Promise<StateSnapshot[]> {
+    return this.sql(`SELECT ${SNAPSHOT_COLUMNS} FROM state_snapshots ORDER BY contract_id`).all() as StateSnapshot[];
   }
 
   stats(): StoreStats {

@@ -4,9 +4,16 @@ import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import { replayedNonce } from "../replayedNonce.js";
 import { type AccessKeyRow, accessKeyFromRow } from "../rows.js";
-import type { AccessKeyRecord, AppendExtras, GrantRole, ProposalRecord, RequestNonce } from "../Store.js";
+import type {
+  AccessKeyRecord,
+  AppendExtras,
+  GrantRole,
+  ProposalRecord,
+  RequestNonce,
+  StateSnapshot,
+} from "../Store.js";
 import { applyAssetEffects } from "./applyAssetEffects.js";
-import { commitParams } from "./commitRows.js";
+import { commitParams, INSERT_COLUMNS } from "./commitRows.js";
 import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
 import { appendSqliteLeaves } from "./sqliteTree.js";
 
@@ -66,10 +73,7 @@ export class SqliteWrites {
     }
     const parent = checkChain(length, expectedHead, commits);
     appendSqliteLeaves(this.sqlFn, commits);
-    const insert = this.sql(
-      `INSERT INTO commits (contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const insert = this.sql(`INSERT INTO commits (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     for (const c of commits) insert.run(...commitParams(contractId, c));
     this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
     if (extras.assetEffects !== undefined) applyAssetEffects(this.db, extras.assetEffects);
@@ -155,6 +159,16 @@ export class SqliteWrites {
 
   withdrawProposal(contractId: string, hash: string) {
     return withdrawSync(this.sqlFn, contractId, hash);
+  }
+
+  /** Keeps the snapshot unless the contract's stored one is at least as long. */
+  saveSnapshot(s: StateSnapshot): void {
+    this.sql(
+      `INSERT INTO state_snapshots (contract_id, length, head, format, state, digest) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (contract_id) DO UPDATE SET length = excluded.length, head = excluded.head,
+           format = excluded.format, state = excluded.state, digest = excluded.digest
+         WHERE excluded.length > state_snapshots.length`,
+    ).run(s.contractId, s.length, s.head, s.format, s.state, s.digest);
   }
 }
 

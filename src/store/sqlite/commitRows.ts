@@ -1,4 +1,5 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { wireText } from "../commitText.js";
 
 /** A `commits` row as SQLite returns it. */
 export interface CommitRow {
@@ -32,18 +33,30 @@ export function commitFromRow(row: CommitRow): StoredCommit {
   return commit;
 }
 
-/** The bind parameters of an INSERT INTO commits, in table order after contract_id. */
+/** The columns of an INSERT INTO commits, in the order of commitParams. */
+export const INSERT_COLUMNS =
+  "contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index, wire";
+
+/**
+ * The bind parameters of an INSERT INTO commits (INSERT_COLUMNS): each JSON column serialised
+ * once, and the wire bytes (commitText.ts) joined from those texts, not serialised again.
+ */
 export function commitParams(contractId: string, c: StoredCommit): unknown[] {
+  const data = JSON.stringify(c.data);
+  const signatures = JSON.stringify(c.signatures);
+  const attestations =
+    c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations);
   return [
     contractId,
     c.index,
     c.hash,
     c.parent,
-    JSON.stringify(c.data),
-    JSON.stringify(c.signatures),
-    c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
+    data,
+    signatures,
+    attestations,
     c.timestamp,
     JSON.stringify(c.signers),
     c.leafIndex ?? null,
+    wireText(c.hash, c.parent, data, signatures, attestations),
   ];
 }

@@ -11,6 +11,7 @@ export const MIGRATIONS: readonly Migration[] = schemaMigrations(
      ORDER BY m.contract_id, m.idx, op.key
     ON CONFLICT (contract_id, path) DO UPDATE SET identity = excluded.identity`,
   "ALTER TABLE commits ADD COLUMN leaf_index BIGINT",
+  "ALTER TABLE commits ADD COLUMN wire TEXT",
 );
 
 /** The newest schema version this code knows. */

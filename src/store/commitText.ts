@@ -1,0 +1,63 @@
+/**
+ * The stored wire bytes of a commit and the pull entry built from them (docs/storage.md),
+ * shared by both stores. Every piece is already JSON text (the `data`, `signatures` and
+ * `attestations` columns hold JSON.stringify output), so joining them gives exactly the bytes
+ * JSON.stringify of the parsed commit would: a pull never parses a row.
+ */
+
+/** A hash as JSON: hashes are lower-case hex, so quoting is all the escaping they need. */
+const hashJson = (hash: string | null): string => (hash === null ? "null" : `"${hash}"`);
+
+/**
+ * The push format `{"hash","parent","data","head":{"parent","signatures"[,"attestations"]}}`
+ * as JSON text, from the JSON texts of its parts (`attestations` null when there are none).
+ * The migration that added the `wire` column builds the same text in SQL (schema.ts).
+ */
+export function wireText(
+  hash: string,
+  parent: string | null,
+  data: string,
+  signatures: string,
+  attestations: string | null,
+): string {
+  const p = hashJson(parent);
+  const att = attestations === null ? "" : `,"attestations":${attestations}`;
+  return `{"hash":${hashJson(hash)},"parent":${p},"data":${data},"head":{"parent":${p},"signatures":${signatures}${att}}}`;
+}
+
+/**
+ * The pull entry (docs/api.md, `GET /contracts/:id/pull`): the wire text plus `body` (the
+ * data again), `timestamp` and, once numbered, `leaf_index`, in the order and bytes of
+ * JSON.stringify(toPulledCommit(commit)).
+ */
+export function pulledText(wire: string, data: string, timestamp: number, leafIndex: number | null): string {
+  const leaf = leafIndex === null ? "" : `,"leaf_index":${leafIndex}`;
+  return `${wire.slice(0, -1)},"body":${data},"timestamp":${timestamp}${leaf}}`;
+}
+
+/** A stored commit row as the pull reads it (`wire` null for a row an older hub wrote). */
+export interface PullRow {
+  idx: number;
+  hash: string;
+  parent: string | null;
+  data: string;
+  signatures: string;
+  attestations: string | null;
+  timestamp: number;
+  leaf_index: number | null;
+  wire: string | null;
+}
+
+/**
+ * Columns of a PullRow. The columns `wire` replaces are read only when it is missing
+ * (CASE), so a row that has it costs one text besides `data`.
+ */
+export const PULL_COLUMNS = `idx, timestamp, leaf_index, data, wire,
+  CASE WHEN wire IS NULL THEN hash END AS hash, CASE WHEN wire IS NULL THEN parent END AS parent,
+  CASE WHEN wire IS NULL THEN signatures END AS signatures, CASE WHEN wire IS NULL THEN attestations END AS attestations`;
+
+/** The pull entry of a row, from its stored wire bytes or, lacking them, its JSON columns. */
+export function pulledTextOf(r: PullRow): string {
+  const wire = r.wire ?? wireText(r.hash, r.parent, r.data, r.signatures, r.attestations);
+  return pulledText(wire, r.data, r.timestamp, r.leaf_index);
+}
