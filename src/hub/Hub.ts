@@ -9,11 +9,12 @@ import type {
   SubmitCommitBody,
   SynthesizeBody,
 } from "../api/schemas.js";
+import type { PulledCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
 import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
-import { toLogEntry, toPulledCommit } from "../contract/StoredCommit.js";
+import { toLogEntry } from "../contract/StoredCommit.js";
 import { VERSION } from "../lib/version.js";
 import { StorageGuard } from "../store/StorageGuard.js";
 import type { GrantRole, Store } from "../store/Store.js";
@@ -298,8 +299,8 @@ export class Hub implements HubApi {
 
   async pull(caller: Caller, id: string, q: PullQuery): Promise<PullResult> {
     const stream = await this.pullStream(caller, id, q);
-    const commits = [];
-    for await (const c of stream.commits) commits.push(c);
+    const commits: PulledCommit[] = [];
+    for await (const page of stream.pages) for (const text of page) commits.push(JSON.parse(text) as PulledCommit);
     const result: PullResult = { contract_id: id, head: stream.head, commits };
     if (q.limit !== undefined) result.has_more = stream.hasMore();
     return result;
@@ -323,17 +324,18 @@ export class Hub implements HubApi {
     if (end - from > LONG_PULL) this.ctx.work.admit(caller);
     const store = this.store;
     const slice = this.ctx.work.slice(caller);
-    async function* commits() {
+    // Pages of stored texts (docs/storage.md): the commits are never parsed or serialised here.
+    async function* pages() {
       try {
-        for await (const c of store.readCommits(id, from, end)) {
+        for await (const page of store.readPullTexts(id, from, end)) {
           await slice.tick();
-          yield toPulledCommit(c);
+          yield page;
         }
       } finally {
         slice.done();
       }
     }
-    return { contract_id: id, head: record.head, commits: commits(), hasMore: () => end < record.length };
+    return { contract_id: id, head: record.head, pages: pages(), hasMore: () => end < record.length };
   }
 
   subscribe(

@@ -24,7 +24,7 @@ import type {
   SubmitCommitBody,
   SynthesizeBody,
 } from "../api/schemas.js";
-import type { LogEntry, PulledCommit } from "../contract/Commit.js";
+import type { LogEntry } from "../contract/Commit.js";
 
 // The request and response types live in src/api, shared with the SDK; they are re-exported
 // here so code above the core can name the whole surface from one file.
@@ -64,12 +64,15 @@ export interface HubApi extends ProposalApi {
   ): Promise<{ result: SubmitCommitResult; created: boolean }>;
   push(caller: Caller, id: string, body: PushBody): Promise<{ pushed: number; head: string }>;
   pull(caller: Caller, id: string, q: PullQuery): Promise<PullResult>;
-  /** Streams the pull response's commits in order (for large pulls; the adapter writes them as they come). */
+  /**
+   * Streams the pull response's commits in order, as pages of their JSON texts (each exactly
+   * JSON.stringify of the PulledCommit): for large pulls, the adapter writes them as they come.
+   */
   pullStream(
     caller: Caller,
     id: string,
     q: PullQuery,
-  ): Promise<{ contract_id: string; head: string; commits: AsyncIterable<PulledCommit>; hasMore: () => boolean }>;
+  ): Promise<{ contract_id: string; head: string; pages: AsyncIterable<string[]>; hasMore: () => boolean }>;
   /**
    * `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now; with
    * witnesses, the newest one that carries their quorum of cosignatures (UNAVAILABLE before the first).
