@@ -21,6 +21,8 @@ export interface ReplayOptions {
   checkRules?: RuleChecker;
   /** Called before each commit: a long replay yields here (and may be stopped by a throw). */
   tick?: () => Promise<void> | void;
+  /** Sees the state after each commit (e.g. `verify` comparing a stored snapshot); must not change it. */
+  onState?: (state: ContractState) => void;
 }
 
 function corrupted(c: StoredCommit | undefined, index: number, why: string, cause?: unknown): ContractError {
@@ -84,6 +86,7 @@ export async function replayLog(
     }
     byHash.set(c.hash, index);
     if (keep) seen.push(c);
+    opts.onState?.(state);
     index++;
   }
   if (state === undefined) throw corrupted(undefined, 0, "the log is empty");

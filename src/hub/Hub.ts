@@ -73,7 +73,16 @@ export interface HubOptions extends EngineSettings {
   work?: HeavyWork;
   /** Expensive work per identity (per address when anonymous), CPU-milliseconds a minute (default 5,000; 0 = unlimited). */
   workBudgetMs?: number;
+  /**
+   * A contract's state snapshot is stored each time its length passes a multiple of this
+   * (default 1000; 0: never), so a cold contract loads from it and the commits after it
+   * (docs/storage.md).
+   */
+  snapshotEvery?: number;
 }
+
+/** Default of HubOptions.snapshotEvery. */
+export const SNAPSHOT_EVERY = 1000;
 
 /** Commits past which a pull counts as expensive work (admitted by the caller's work budget). */
 const LONG_PULL = 1000;
@@ -132,6 +141,8 @@ export class Hub implements HubApi {
       },
       work,
       templates: options.templates ? (id, params) => options.templates!.instantiate(id, params) : undefined,
+      snapshotEvery: options.snapshotEvery ?? SNAPSHOT_EVERY,
+      onError: (err) => this.onError(err),
     });
     this.version = options.version ?? VERSION;
     this.synthesis = options.synthesis;

@@ -4,7 +4,7 @@ import { isContractId } from "../contract/Commit.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
-import type { AppendExtras, ContractRecord, Store } from "../store/Store.js";
+import type { AppendExtras, ContractRecord, StateSnapshot, Store } from "../store/Store.js";
 import { type AccessFacts, canRead, canWrite, partyPaths } from "./acl.js";
 import type { ContractCache } from "./ContractCache.js";
 import { replayReachesHead } from "./corruptionChecks.js";
@@ -12,7 +12,7 @@ import type { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
 import type { HeavyWork } from "./heavy/HeavyWork.js";
 import type { KeyedMutex } from "./KeyedMutex.js";
-import { replayStored, stepForward } from "./loadContractState.js";
+import { loadFromSnapshot, replayStored, snapshotOf, stepForward } from "./loadContractState.js";
 import type { LiveCommit } from "./Subscription.js";
 
 /** A template instantiation: the model, rules and initial state of a named template. */
@@ -33,6 +33,10 @@ export interface HubParts {
   templates: TemplateInstantiator | undefined;
   /** Where expensive work runs (worker pool, slices) and each caller's budget of it. */
   work: HeavyWork;
+  /** A state snapshot is stored each time a contract's length passes a multiple of this (0: never). */
+  snapshotEvery: number;
+  /** Failures of background work (snapshot writes), which never fail a request. */
+  onError: (err: unknown) => void;
 }
 
 /** A contract, its state and the caller's standing, as an operation needs them. */
@@ -57,6 +61,8 @@ export class HubContext implements HubParts {
   readonly settings: EngineSettings;
   readonly templates: TemplateInstantiator | undefined;
   readonly work: HeavyWork;
+  readonly snapshotEvery: number;
+  readonly onError: (err: unknown) => void;
   private readonly loading = new Map<string, Promise<ContractState>>();
 
   constructor(parts: HubParts) {
@@ -68,12 +74,15 @@ export class HubContext implements HubParts {
     this.settings = parts.settings;
     this.templates = parts.templates;
     this.work = parts.work;
+    this.snapshotEvery = parts.snapshotEvery;
+    this.onError = parts.onError;
   }
 
   /**
    * The contract's state at the stored head: the cached one; the cached one stepped forward
-   * through the commits another process stored since (not a replay of the whole log); or a
-   * trusted replay of the store.
+   * through the commits another process stored since (not a replay of the whole log); the
+   * newest stored snapshot stepped forward through the commits after it; or a trusted replay
+   * of the store (which then stores a snapshot, so the next cold load is short).
    */
   async stateOf(record: ContractRecord): Promise<ContractState> {
     const cached = this.cache.get(record.id);
@@ -82,8 +91,13 @@ export class HubContext implements HubParts {
     let pending = this.loading.get(key);
     if (pending === undefined) {
       const behind = cached !== undefined && cached.length < record.length ? cached : undefined;
-      const replay = () => replayStored(this.store, record, this.settings);
-      pending = (behind ? stepForward(this.store, behind, record, this.settings).catch(replay) : replay())
+      const replay = async () => {
+        const state = await replayStored(this.store, record, this.settings);
+        if (this.snapshotEvery > 0 && state.length >= this.snapshotEvery) this.saveSnapshot(state);
+        return state;
+      };
+      const cold = async () => (await this.snapshotLoad(record)) ?? replay();
+      pending = (behind ? stepForward(this.store, behind, record, this.settings).catch(replay) : cold())
         .then((state) => replayReachesHead(record, state))
         .finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
@@ -91,6 +105,40 @@ export class HubContext implements HubParts {
     const state = await pending;
     this.cache.set(state);
     return state;
+  }
+
+  /** The state from the contract's snapshot and tail, or null (none usable, or its tail did not follow: replay). */
+  private async snapshotLoad(record: ContractRecord): Promise<ContractState | null> {
+    if (this.snapshotEvery === 0) return null;
+    try {
+      return await loadFromSnapshot(this.store, record, this.settings);
+    } catch (err) {
+      if (err instanceof Error && err.name === "WorkStopped") throw err;
+      return null;
+    }
+  }
+
+  /**
+   * Caches the state after an append of `count` commits, and stores its snapshot when the
+   * append took the contract's length past a multiple of `snapshotEvery`. The text is taken
+   * now (the state moves on with the next append); the write runs after the answer and its
+   * failure only costs a longer cold load.
+   */
+  appended(state: ContractState, count: number): void {
+    this.cache.set(state);
+    const n = this.snapshotEvery;
+    if (n > 0 && Math.floor(state.length / n) > Math.floor((state.length - count) / n)) this.saveSnapshot(state);
+  }
+
+  private saveSnapshot(state: ContractState): void {
+    let snapshot: StateSnapshot;
+    try {
+      snapshot = snapshotOf(state);
+    } catch (err) {
+      this.onError(err);
+      return;
+    }
+    this.store.saveSnapshot(snapshot).catch(this.onError);
   }
 
   /** Loads a contract for `caller`: NOT_FOUND when absent or unreadable, and for writes 401/403. */

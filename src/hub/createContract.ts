@@ -53,7 +53,7 @@ export async function createContract(
       readers: readers ?? [],
     };
     await hub.append(id, null, [stored], { contract });
-    hub.cache.set(state);
+    hub.appended(state, 1);
     hub.publish(id, [stored], [stateView(state)]);
     return { contract_id: id, created_at: timestamp };
   });

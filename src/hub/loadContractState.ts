@@ -3,7 +3,8 @@
 import type { ContractState } from "../contract/ContractState.js";
 import { acceptCommit, applyDelta, replayLog } from "../contract/engine.js";
 import { toWireCommit } from "../contract/StoredCommit.js";
-import type { ContractRecord, Store } from "../store/Store.js";
+import { SNAPSHOT_FORMAT, snapshotDigest, snapshotText, stateFromSnapshot } from "../contract/stateSnapshot.js";
+import type { ContractRecord, StateSnapshot, Store } from "../store/Store.js";
 import { decodedCommits } from "./corruptionChecks.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
 
@@ -44,4 +45,44 @@ export async function stepForward(
     applyDelta(state, delta);
   }
   return state;
+}
+
+/**
+ * The state at the stored head from the contract's newest snapshot and the commits after it
+ * (docs/storage.md), or null when there is no snapshot this hub can use: none, another
+ * format, a digest that does not match its text (damage), a text that does not load, or a
+ * head that is not the log's commit at that position. The tail is stepped through as a
+ * trusted replay checks it; the caller replays the whole log when this returns null or throws.
+ */
+export async function loadFromSnapshot(
+  store: Store,
+  record: ContractRecord,
+  settings: EngineSettings,
+): Promise<ContractState | null> {
+  const snap = await store.readSnapshot(record.id);
+  if (snap === null || snap.format !== SNAPSHOT_FORMAT || snap.length > record.length || snap.length < 1) return null;
+  if (snapshotDigest(snap.state) !== snap.digest) return null;
+  let state: ContractState;
+  try {
+    state = stateFromSnapshot(snap.state, settings.limits);
+  } catch {
+    return null;
+  }
+  if (state.contractId !== record.id || state.length !== snap.length || state.head !== snap.head) return null;
+  const at = await store.getCommitAt(record.id, snap.length - 1);
+  if (at === null || at.hash !== snap.head) return null;
+  return stepForward(store, state, record, settings);
+}
+
+/** The snapshot row of `state` (its text, format and digest). */
+export function snapshotOf(state: ContractState): StateSnapshot {
+  const text = snapshotText(state);
+  return {
+    contractId: state.contractId,
+    length: state.length,
+    head: state.head,
+    format: SNAPSHOT_FORMAT,
+    state: text,
+    digest: snapshotDigest(text),
+  };
 }

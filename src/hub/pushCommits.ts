@@ -156,7 +156,7 @@ export async function pushCommits(
     }
 
     await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}), caller);
-    hub.cache.set(working);
+    hub.appended(working, stored.length);
     hub.publish(id, stored, views);
     return { pushed: stored.length, head: working.head };
   });

@@ -107,7 +107,7 @@ function submitLocked(
     const { stored, delta } = await acceptCommit(state, commit, ctx);
     await hub.append(id, state.head, [stored], ledger.extras(), caller);
     applyDelta(state, delta);
-    hub.cache.set(state);
+    hub.appended(state, 1);
     const view = stateView(state);
     hub.publish(id, [stored], [view]);
     return {

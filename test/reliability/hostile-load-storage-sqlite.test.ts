@@ -162,10 +162,12 @@ describe("storage faults, SQLite", { timeout: 600_000 }, () => {
     const file = join(dataDir, "hub.sqlite");
     const bytes = readFileSync(file);
     const pageSize = bytes.readUInt16BE(16) === 1 ? 65536 : bytes.readUInt16BE(16);
-    // A row of ~12 KB keeps its start on a leaf page shared with other rows and the rest on
-    // overflow pages of its own. The tag's second copy (in the value) lies on the first
-    // overflow page of the victim's last commit: break that page's link to the next one.
-    const at = bytes.lastIndexOf(marker);
+    // A row of ~24 KB keeps its start on a leaf page shared with other rows and the rest on
+    // overflow pages of its own, allocated in order at the end of the file. The tag's value
+    // copy lies twice in the victim's last commit: in its `data` column, then in its stored
+    // wire bytes. Break the link of the page holding the first of them (the state read needs it).
+    const valueCopy = `"value":"${marker}`;
+    const at = bytes.lastIndexOf(valueCopy, bytes.lastIndexOf(valueCopy) - 1);
     assert.ok(at > 0, "the victim's rows are not in the database file");
     const page = Math.floor(at / pageSize);
     bytes.writeUInt32BE(0xfffffff0, page * pageSize);

@@ -2,6 +2,9 @@
  * The hub's fsck (PROTOCOL.md §12): every contract in the store is replayed without trusting
  * it (replayLog `trusted: false`): each hash recomputed, each parent link, signature, signer
  * list and transition checked, and the contract row's head and length compared with the log.
+ * The contract's stored state snapshot (docs/storage.md) is compared with the state the
+ * replay reaches at its length: a snapshot that differs, or whose digest does not match its
+ * text, is damage too (the hub would otherwise load from it).
  * Damage is reported per contract, naming the first damaged commit.
  */
 import { isContractError } from "../../contract/ContractError.js";
@@ -9,8 +12,9 @@ import type { ContractState } from "../../contract/ContractState.js";
 import type { WasmRunner } from "../../contract/EngineContext.js";
 import { replayLog } from "../../contract/engine.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
+import { SNAPSHOT_FORMAT, snapshotDigest, snapshotText } from "../../contract/stateSnapshot.js";
 import { localWasmRunner } from "../../predicates/wasmRunner.js";
-import type { Store } from "../../store/Store.js";
+import type { StateSnapshot, Store } from "../../store/Store.js";
 
 /** The first damage found in a contract. */
 export interface Damage {
@@ -80,8 +84,16 @@ async function verifyContract(
   if ("damage" in read) return { ...base, ok: false, damage: read.damage };
   const { commits } = read;
   let state: ContractState;
+  const snapshot = await store.readSnapshot(id);
+  let snapshotState: string | undefined;
   try {
-    state = await replayLog(id, commits, { trusted: false, wasm });
+    state = await replayLog(id, commits, {
+      trusted: false,
+      wasm,
+      onState: (s) => {
+        if (s.length === snapshot?.length) snapshotState = snapshotText(s);
+      },
+    });
   } catch (err) {
     if (!isContractError(err)) throw err;
     const index = typeof err.details?.index === "number" ? err.details.index : null;
@@ -98,11 +110,27 @@ async function verifyContract(
       },
     };
   }
+  if (snapshot !== null) {
+    const damage = snapshotDamage(snapshot, snapshotState);
+    if (damage !== null) return { ...base, ok: false, damage };
+  }
   for (const c of checks) {
     const damage = await c.check(store, id, state);
     if (damage !== null) return { ...base, ok: false, damage: { ...damage, message: `${c.name}: ${damage.message}` } };
   }
   return { ...base, ok: true };
+}
+
+/** What is wrong with a stored snapshot, given the text of the state the log reaches at its length (if it reaches it). */
+function snapshotDamage(snapshot: StateSnapshot, fromLog: string | undefined): Damage | null {
+  // Another format is not damage: no hub of this version loads it (it replays and rewrites it).
+  if (snapshot.format !== SNAPSHOT_FORMAT) return null;
+  const at = `state snapshot at ${snapshot.length} commits`;
+  if (snapshotDigest(snapshot.state) !== snapshot.digest)
+    return { index: null, message: `${at}: its digest does not match its text` };
+  if (fromLog === undefined) return { index: null, message: `${at}: the log has fewer commits` };
+  if (fromLog !== snapshot.state) return { index: null, message: `${at}: differs from the state the log gives there` };
+  return null;
 }
 
 /**

@@ -49,7 +49,7 @@ export async function decideUnderLock(
     ledger.extras({ proposal: { hash: stored.hash, signatures: stored.signatures } }),
   );
   applyDelta(state, delta);
-  hub.cache.set(state);
+  hub.appended(state, 1);
   const view = stateView(state);
   hub.publish(id, [stored], [view]);
   return {
