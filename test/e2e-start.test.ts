@@ -16,12 +16,15 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
   );
   assert.equal(loadStartConfig({ rpc: false }, {}).rpc, false);
   assert.equal(loadStartConfig({}, {}).port, 8080);
+  assert.equal(loadStartConfig({}, {}).snapshotEvery, 1000);
+  assert.equal(loadStartConfig({}, { HUB_SNAPSHOT_EVERY: "0" }).snapshotEvery, 0);
   for (const [flags, env] of [
     [{ port: "70000" }, {}],
     [{ port: "-1" }, {}],
     [{}, { HUB_RPC_PORT: "abc" }],
     [{ databaseUrl: "mysql://x" }, {}],
     [{ rateLimit: "1.5" }, {}],
+    [{ snapshotEvery: "-5" }, {}],
   ] as const) {
     assert.throws(() => loadStartConfig(flags, env), ConfigError);
   }

@@ -34,6 +34,8 @@ export interface StartConfig {
   witnessQuorum: number;
   /** Milliseconds between rounds of submitting checkpoints to the witnesses. */
   witnessInterval: number;
+  /** A contract's state snapshot is stored every this many commits; 0 = never (docs/storage.md). */
+  snapshotEvery: number;
 }
 
 /** Options as commander parses them (strings, or `rpc: false` from `--no-rpc`). */
@@ -55,6 +57,7 @@ export interface StartFlags {
   witness?: string[];
   witnessQuorum?: string;
   witnessInterval?: string;
+  snapshotEvery?: string;
 }
 
 /** A configuration value that cannot be used. */
@@ -80,6 +83,7 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   witnesses: [],
   witnessQuorum: 0,
   witnessInterval: 1000,
+  snapshotEvery: 1000,
 });
 
 /** Resolves the configuration from flags and environment. */
@@ -108,6 +112,7 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   const quorum = pick(flags.witnessQuorum, "HUB_WITNESS_QUORUM");
   const witnessInterval = pick(flags.witnessInterval, "HUB_WITNESS_INTERVAL");
   if (quorum && witnesses.length === 0) throw new ConfigError("--witness-quorum needs at least one --witness");
+  const snapshotEvery = pick(flags.snapshotEvery, "HUB_SNAPSHOT_EVERY");
   return {
     host: host?.[0] ?? DEFAULT_CONFIG.host,
     port: port ? integer(port, 0, 65535, "--port") : DEFAULT_CONFIG.port,
@@ -132,6 +137,9 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     witnessInterval: witnessInterval
       ? integer(witnessInterval, 10, 3_600_000, "--witness-interval")
       : DEFAULT_CONFIG.witnessInterval,
+    snapshotEvery: snapshotEvery
+      ? integer(snapshotEvery, 0, 1_000_000_000, "--snapshot-every")
+      : DEFAULT_CONFIG.snapshotEvery,
   };
 }
 

@@ -44,6 +44,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--witness-interval <ms>", "time between submissions to the witnesses (default 1000)")
     .option("--work-budget <ms>", "expensive work per identity or address, CPU-ms a minute, 0 = off (default 5000)")
     .option("--anonymous-sockets <n>", "anonymous WebSocket connections per address, 0 = no cap (default 100)")
+    .option(
+      "--snapshot-every <n>",
+      "store a contract's state snapshot every n commits, 0 = never (env HUB_SNAPSHOT_EVERY; default 1000)",
+    )
     .action(async (opts) => {
       // Loaded on demand: the server stack (fastify, SQLite, pg) is not needed by other commands.
       const { startCommand } = await import("./startCommand.js");

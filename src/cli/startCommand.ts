@@ -83,6 +83,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
           },
         }
       : {}),
+    snapshotEvery: config.snapshotEvery,
   });
   // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
   let stopRelay: () => Promise<void>;
