@@ -8,21 +8,9 @@ import { assertContractErrorAsync } from "../src/contract/assertContractError.js
 import { stateView } from "../src/contract/engine.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { candidatesOf, failedOn } from "./support/engineAsserts.js";
+import { RELEASE_REACHABLE, V1, V2_GOOD } from "./support/escrowModels.js";
 import { Party } from "./support/Party.js";
 
-const V1 = `model Escrow {
-  initial init
-  init -> deposited [+DEPOSIT +signed_by(/users/buyer.id)]
-  deposited -> released [+RELEASE +signed_by(/users/buyer.id)]
-  deposited -> deposited [+MODEL +signed_by(/users/buyer.id) +signed_by(/users/seller.id)]
-  deposited -> deposited [+RULE +signed_by(/users/buyer.id)]
-  released -> released []
-}`;
-// Adds a refund path; keeps every transition the history took.
-const V2_GOOD = V1.replace(
-  "released -> released []",
-  "deposited -> refunded [+REFUND +signed_by(/users/seller.id)]\n  refunded -> refunded []\n  released -> released []",
-);
 // Cannot replay the DEPOSIT commit: the deposit now needs the seller's signature.
 const V2_NO_REPLAY = V1.replace(
   "init -> deposited [+DEPOSIT +signed_by(/users/buyer.id)]",
@@ -38,7 +26,6 @@ const V2_NO_MODEL_EDGE = V1.replace(
   "deposited -> deposited [+MODEL +signed_by(/users/buyer.id) +signed_by(/users/seller.id)]",
   "",
 );
-const RELEASE_REACHABLE = "rule release { formula { always(eventually(released | refunded)) } }";
 
 async function escrow(model: string | null = V1, rules: string[] = []) {
   const buyer = new Party("buyer");

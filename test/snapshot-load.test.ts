@@ -22,24 +22,15 @@ import { localWasmRunner } from "../src/predicates/wasmRunner.js";
 import { contracts, create, recv, send } from "./asset-fixtures.js";
 import { cli } from "./cli-support.js";
 import { Actor, cleanup, tempDir } from "./hub-fixtures.js";
+import { V1 as ESCROW_V1, RELEASE_REACHABLE, V2_GOOD } from "./support/escrowModels.js";
 import { openSqliteHub } from "./support/openSqliteHub.js";
 import { Party } from "./support/Party.js";
 import { base64, predicateModules } from "./support/wasmModules.js";
 
-const V1 = `model Escrow {
-  initial init
-  init -> deposited [+DEPOSIT +signed_by(/users/buyer.id)]
-  deposited -> released [+RELEASE +signed_by(/users/buyer.id)]
-  deposited -> deposited [+MODEL +signed_by(/users/buyer.id) +signed_by(/users/seller.id)]
-  deposited -> deposited [+RULE +signed_by(/users/buyer.id)]
-  deposited -> deposited [+NOTE +signed_by(/users/seller.id)]
-  released -> released []
-}`;
-const V2 = V1.replace(
-  "released -> released []",
-  "deposited -> refunded [+REFUND +signed_by(/users/seller.id)]\n  refunded -> refunded []\n  released -> released []",
-);
-const RELEASE_REACHABLE = "rule release { formula { always(eventually(released | refunded)) } }";
+/** The escrow of the model-replacement tests, with a transition that posts notes. */
+const NOTE = "deposited -> deposited [+NOTE +signed_by(/users/seller.id)]\n  released -> released []";
+const V1 = ESCROW_V1.replace("released -> released []", NOTE);
+const V2 = V2_GOOD.replace("released -> released []", NOTE);
 const CUSTOM = `model Custom {
   initial ready
   ready -> ready [+INSTALL +modifies(/_code) +signed_by(/users/owner.id)]

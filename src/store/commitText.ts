@@ -1,3 +1,5 @@
+import type { CommitRow } from "./sqlite/commitRows.js";
+
 /**
  * The stored wire bytes of a commit and the pull entry built from them (docs/storage.md),
  * shared by both stores. Every piece is already JSON text (the `data`, `signatures` and
@@ -35,16 +37,11 @@ export function pulledText(wire: string, data: string, timestamp: number, leafIn
   return `${wire.slice(0, -1)},"body":${data},"timestamp":${timestamp}${leaf}}`;
 }
 
-/** A stored commit row as the pull reads it (`wire` null for a row an older hub wrote). */
-export interface PullRow {
-  idx: number;
-  hash: string;
-  parent: string | null;
-  data: string;
-  signatures: string;
-  attestations: string | null;
-  timestamp: number;
-  leaf_index: number | null;
+/**
+ * A stored commit row as the pull reads it (`wire` null for a row an older hub wrote; the
+ * columns it replaces are then read, see PULL_COLUMNS).
+ */
+export interface PullRow extends Omit<CommitRow, "signers"> {
   wire: string | null;
 }
 
