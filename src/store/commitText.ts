@@ -1,5 +1,3 @@
-import type { CommitRow } from "./sqlite/commitRows.js";
-
 /**
  * The stored wire bytes of a commit and the pull entry built from them (docs/storage.md),
  * shared by both stores. Every piece is already JSON text (the `data`, `signatures` and
@@ -35,26 +33,4 @@ export function wireText(
 export function pulledText(wire: string, data: string, timestamp: number, leafIndex: number | null): string {
   const leaf = leafIndex === null ? "" : `,"leaf_index":${leafIndex}`;
   return `${wire.slice(0, -1)},"body":${data},"timestamp":${timestamp}${leaf}}`;
-}
-
-/**
- * A stored commit row as the pull reads it (`wire` null for a row an older hub wrote; the
- * columns it replaces are then read, see PULL_COLUMNS).
- */
-export interface PullRow extends Omit<CommitRow, "signers"> {
-  wire: string | null;
-}
-
-/**
- * Columns of a PullRow. The columns `wire` replaces are read only when it is missing
- * (CASE), so a row that has it costs one text besides `data`.
- */
-export const PULL_COLUMNS = `idx, timestamp, leaf_index, data, wire,
-  CASE WHEN wire IS NULL THEN hash END AS hash, CASE WHEN wire IS NULL THEN parent END AS parent,
-  CASE WHEN wire IS NULL THEN signatures END AS signatures, CASE WHEN wire IS NULL THEN attestations END AS attestations`;
-
-/** The pull entry of a row, from its stored wire bytes or, lacking them, its JSON columns. */
-export function pulledTextOf(r: PullRow): string {
-  const wire = r.wire ?? wireText(r.hash, r.parent, r.data, r.signatures, r.attestations);
-  return pulledText(wire, r.data, r.timestamp, r.leaf_index);
 }

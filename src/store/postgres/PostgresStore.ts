@@ -4,7 +4,6 @@ import { encodeHex } from "../../contract/hex.js";
 import { generateKeyPair } from "../../contract/keys.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
-import { PULL_COLUMNS, type PullRow, pulledTextOf } from "../commitText.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -24,7 +23,14 @@ import type {
 import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js";
 import { migratePg } from "./migrate.js";
 import { appendInTransaction, INSERT_NONCE, nonceParams } from "./pgAppend.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
+import {
+  COMMIT_COLUMNS,
+  type CommitRow,
+  commitFromRow,
+  PULL_COLUMNS,
+  type PullRow,
+  pulledTextOf,
+} from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
 import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
 import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";

@@ -1,8 +1,17 @@
 import type { PoolClient } from "pg";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitParams, INSERT_COLUMNS } from "../sqlite/commitRows.js";
+import {
+  COMMIT_COLUMNS,
+  type CommitRow,
+  commitFromRow,
+  commitParams,
+  INSERT_COLUMNS,
+  PULL_COLUMNS,
+  type PullRow,
+  pulledTextOf,
+} from "../sqlite/commitRows.js";
 
-export { COMMIT_COLUMNS, type CommitRow, commitFromRow };
+export { COMMIT_COLUMNS, type CommitRow, commitFromRow, PULL_COLUMNS, type PullRow, pulledTextOf };
 
 /**
  * One statement for the whole batch: the columns travel as column arrays and `unnest` turns

@@ -5,7 +5,6 @@ import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
-import { PULL_COLUMNS, type PullRow, pulledTextOf } from "../commitText.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -22,7 +21,14 @@ import type {
   Store,
   StoreStats,
 } from "../Store.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./commitRows.js";
+import {
+  COMMIT_COLUMNS,
+  type CommitRow,
+  commitFromRow,
+  PULL_COLUMNS,
+  type PullRow,
+  pulledTextOf,
+} from "./commitRows.js";
 import { migrate } from "./migrate.js";
 import { SqliteWriter } from "./SqliteWriter.js";
 import { listProposalsSync, readProposal } from "./sqliteProposals.js";

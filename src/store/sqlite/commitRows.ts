@@ -1,5 +1,5 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { wireText } from "../commitText.js";
+import { pulledText, wireText } from "../commitText.js";
 
 /** A `commits` row as SQLite returns it. */
 export interface CommitRow {
@@ -59,4 +59,26 @@ export function commitParams(contractId: string, c: StoredCommit): unknown[] {
     c.leafIndex ?? null,
     wireText(c.hash, c.parent, data, signatures, attestations),
   ];
+}
+
+/**
+ * A stored commit row as the pull reads it (`wire` null for a row an older hub wrote; the
+ * columns it replaces are then read, see PULL_COLUMNS).
+ */
+export interface PullRow extends Omit<CommitRow, "signers"> {
+  wire: string | null;
+}
+
+/**
+ * Columns of a PullRow. The columns `wire` replaces are read only when it is missing
+ * (CASE), so a row that has it costs one text besides `data`.
+ */
+export const PULL_COLUMNS = `idx, timestamp, leaf_index, data, wire,
+  CASE WHEN wire IS NULL THEN hash END AS hash, CASE WHEN wire IS NULL THEN parent END AS parent,
+  CASE WHEN wire IS NULL THEN signatures END AS signatures, CASE WHEN wire IS NULL THEN attestations END AS attestations`;
+
+/** The pull entry of a row, from its stored wire bytes or, lacking them, its JSON columns. */
+export function pulledTextOf(r: PullRow): string {
+  const wire = r.wire ?? wireText(r.hash, r.parent, r.data, r.signatures, r.attestations);
+  return pulledText(wire, r.data, r.timestamp, r.leaf_index);
 }
