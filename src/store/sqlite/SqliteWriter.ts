@@ -15,6 +15,8 @@ type Request =
 
 interface Pending {
   writer: SqliteWriter;
+  /** The thread it was sent to (a newer one may run by the time an older one exits). */
+  worker: Worker;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -41,6 +43,9 @@ class WriterThread {
     if (--this.users > 0 || this.worker === null) return;
     const worker = this.worker;
     this.worker = null;
+    // Held while it ends: an idle (unref'd) thread's exit would not keep the process alive
+    // for this await, and a caller with nothing else pending would never see it resolve.
+    worker.ref();
     await worker.terminate();
   }
 
@@ -49,7 +54,7 @@ class WriterThread {
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       if (this.pending.size === 0) worker.ref();
-      this.pending.set(id, { writer, resolve, reject });
+      this.pending.set(id, { writer, worker, resolve, reject });
       worker.postMessage({ id, db: writer.db, ...request } as WriteRequest);
     });
   }
@@ -62,8 +67,9 @@ class WriterThread {
       const job = this.pending.get(reply.id);
       if (job === undefined) return;
       this.pending.delete(reply.id);
-      // Idle, the thread does not keep the process alive: pending writes do.
-      if (this.pending.size === 0) worker.unref();
+      // Idle, the thread does not keep the process alive: pending writes do. One being
+      // terminated stays held (release): a write may be answered after the close that ends it.
+      if (this.pending.size === 0 && this.worker === worker) worker.unref();
       job.writer.transactions = reply.transactions;
       job.writer.writes = reply.writes;
       if (reply.ok) job.resolve(reply.value);
@@ -72,8 +78,11 @@ class WriterThread {
     const lost = (err: Error) => {
       if (this.worker === worker) this.worker = null;
       // Nothing of these writes was acknowledged: they fail, and the next write starts a new thread.
-      for (const job of this.pending.values()) job.reject(err);
-      this.pending.clear();
+      for (const [id, job] of this.pending) {
+        if (job.worker !== worker) continue;
+        this.pending.delete(id);
+        job.reject(err);
+      }
     };
     worker.on("error", lost);
     worker.on("exit", (code) => lost(new Error(`The SQLite writer thread exited with code ${code}`)));
