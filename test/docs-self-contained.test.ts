@@ -71,3 +71,25 @@ test("every relative link in README and docs reaches a file (and heading) of the
   }
   assert.deepEqual(broken, []);
 });
+
+/** Every source file a clone or an installed package carries, recursively. */
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true })
+    .map((f) => `${dir}/${String(f)}`)
+    .filter((f) => /\.(ts|js|mjs)$/.test(f));
+}
+
+test("source comments cite docs/ pages, never the private design notes", () => {
+  // `§` stays allowed here for RFC sections ("RFC 9162 §2.1"), which anyone can read.
+  const privateNotes = OUTSIDE.filter((re) => re.source !== "§");
+  const found: string[] = [];
+  for (const file of [...sources("src"), ...sources("bin")]) {
+    readFileSync(join(root, file), "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (privateNotes.some((re) => re.test(line))) found.push(`${file}:${i + 1}: ${line.trim()}`);
+        if (/§/.test(line) && !/RFC \d+ §/.test(line)) found.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  assert.deepEqual(found, []);
+});

@@ -1,5 +1,5 @@
 /**
- * Identity and access-key management (PROTOCOL.md §4 `/register`, `/access`, `/access/revoke`):
+ * Identity and access-key management (docs/api.md `/register`, `/access`, `/access/revoke`):
  * proof of possession on registration, revocation by a sibling key or the identity key, and
  * a revocation signal so live subscriptions of a revoked key can be closed.
  */

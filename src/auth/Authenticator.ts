@@ -1,5 +1,5 @@
 /**
- * Request authentication (PROTOCOL.md §7): verifies the X-Hub-* headers of one request and
+ * Request authentication (docs/api.md): verifies the X-Hub-* headers of one request and
  * resolves the caller. Cheap checks (presence, shapes, time window) run before the store
  * lookup, and the signature before the nonce is spent, so forged requests cannot burn nonces.
  */

@@ -1,5 +1,5 @@
 /**
- * The exact texts that keys sign for hub authentication (PROTOCOL.md §7, §4, §8). Client and
+ * The exact texts that keys sign for hub authentication (docs/api.md). Client and
  * server both build them here, so they cannot drift apart.
  */
 import { createHash } from "node:crypto";

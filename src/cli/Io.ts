@@ -9,7 +9,7 @@ export const processIo: Io = {
   err: (text) => process.stderr.write(text.endsWith("\n") ? text : `${text}\n`),
 };
 
-/** Exit codes shared by every command (PROTOCOL.md §14). */
+/** Exit codes shared by every command (docs/cli.md). */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

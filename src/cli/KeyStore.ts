@@ -1,5 +1,5 @@
 /**
- * The command line's key directory (PROTOCOL.md §14): one JSON file per ed25519 key,
+ * The command line's key directory (docs/cli.md): one JSON file per ed25519 key,
  * `{name, seed, public_key}`, readable by its owner only (files 0600, directory 0700).
  * Location: `$CONTRACT_HUB_HOME/keys`, else `~/.config/contract-hub/keys`.
  */
@@ -108,7 +108,7 @@ export class KeyStore {
   }
 
   /**
-   * The key a command signs with (PROTOCOL.md §14): the named one, else the remembered one,
+   * The key a command signs with (docs/cli.md): the named one, else the remembered one,
    * else `default`, else the only key. Null when none applies (several keys, none chosen);
    * a command that writes then reports a usage error.
    */

@@ -1,7 +1,7 @@
 /**
  * What the working-copy commands share: where they run (cwd, environment), how they print
  * (one JSON document with --json, prose otherwise) and how failures become exit codes
- * (PROTOCOL.md §14: 0 ok, 1 refused or failed, 2 usage).
+ * (docs/cli.md: 0 ok, 1 refused or failed, 2 usage).
  */
 
 import { ContractError, isContractError } from "../contract/ContractError.js";

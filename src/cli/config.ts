@@ -1,5 +1,5 @@
 /**
- * `contract-hub start` configuration (PROTOCOL.md §1): defaults, then `HUB_*` environment
+ * `contract-hub start` configuration (docs/api.md): defaults, then `HUB_*` environment
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
 import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";

@@ -5,7 +5,7 @@ import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 /**
  * `contract-hub register [--hub URL] [--key NAME] [--json]`: registers the key with the hub
- * as an identity and as its own access key (PROTOCOL.md §4: both signatures by the same key),
+ * as an identity and as its own access key (docs/api.md: both signatures by the same key),
  * so the key both signs requests and is the identity stored at a party's `.id` path.
  */
 export function registerCommand(opts: HubFlags, io: Io): Promise<number> {

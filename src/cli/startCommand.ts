@@ -1,5 +1,5 @@
 /**
- * `contract-hub start` (PROTOCOL.md §1): opens the store (SQLite in the data directory, or
+ * `contract-hub start` (docs/api.md): opens the store (SQLite in the data directory, or
  * PostgreSQL), starts REST and JSON-RPC, prints the bound addresses, and on SIGINT/SIGTERM
  * drains in-flight requests and closes the store.
  */

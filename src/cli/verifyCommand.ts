@@ -32,7 +32,7 @@ function describe(r: ContractReport): string {
 /**
  * `contract-hub verify`: inside a working copy, replays it and checks every hash and
  * signature locally; with `--data-dir DIR` (or `--database-url`), checks every contract of a
- * hub's store (PROTOCOL.md §12). Exit 1 on any damage, naming the damaged commit.
+ * hub's store (docs/storage.md). Exit 1 on any damage, naming the damaged commit.
  */
 export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "verify", async (cli: Cli) => {

@@ -1,5 +1,5 @@
 /**
- * Registers the key, working-copy and verify commands on the program (PROTOCOL.md §14).
+ * Registers the key, working-copy and verify commands on the program (docs/cli.md).
  * Kept apart from main.ts so that file only gains one call. Each action loads its command
  * on demand, like `start`, so a command pays only for the modules it uses.
  */

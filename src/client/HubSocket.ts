@@ -1,5 +1,5 @@
 /**
- * A WebSocket connection to a hub (PROTOCOL.md §8–9): waits for the hello, authenticates
+ * A WebSocket connection to a hub (docs/api.md): waits for the hello, authenticates
  * with an access key when given one, makes JSON-RPC calls and routes `commit` notifications
  * to their subscription's handler.
  */

@@ -1,4 +1,4 @@
-/** Helpers to build commits clients sign (PROTOCOL.md §2–3): the hash covers exactly what the hub stores. */
+/** Helpers to build commits clients sign (docs/protocol.md): the hash covers exactly what the hub stores. */
 import { createPublicKey } from "node:crypto";
 import type { SubmitCommitBody } from "../api/schemas.js";
 import { buildWireCommit, type CommitSigner } from "../contract/buildWireCommit.js";

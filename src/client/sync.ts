@@ -30,7 +30,7 @@ export interface PushProgress {
 }
 
 /**
- * Pushes `commits` in requests of `batchSize` (each atomic on the hub, PROTOCOL.md §5).
+ * Pushes `commits` in requests of `batchSize` (each atomic on the hub, docs/api.md).
  * `onProgress` runs after each request. A failing request throws; the ones before it stay
  * stored, and `onBatch` has told the caller how far the hub got.
  */

@@ -1,4 +1,4 @@
-/** Commit shapes on the wire and in the log (PROTOCOL.md §2–3, spec 2.3–2.4). */
+/** Commit shapes on the wire and in the log (docs/protocol.md, docs/api.md). */
 
 import { ContractError } from "./ContractError.js";
 
@@ -44,7 +44,7 @@ export interface RecvValue {
   send_commit_id: string;
 }
 
-/** An oracle's attestation (PROTOCOL.md §2), carried in `head.attestations`. */
+/** An oracle's attestation (docs/protocol.md), carried in `head.attestations`. */
 export interface Attestation {
   oracle: string;
   claim: string;
@@ -59,7 +59,7 @@ export interface CommitHead {
   attestations?: Attestation[];
 }
 
-/** Push format (spec 2.4). */
+/** Push format (docs/api.md). */
 export interface WireCommit {
   hash: string;
   parent: string | null;
@@ -75,7 +75,7 @@ export interface PulledCommit extends WireCommit {
   leaf_index?: number;
 }
 
-/** Log entry (spec 2.3, PROTOCOL.md §3), built from the commit's first non-action operation. */
+/** Log entry (docs/api.md, docs/protocol.md), built from the commit's first non-action operation. */
 export interface LogEntry {
   index: number;
   hash: string;
@@ -94,11 +94,11 @@ export interface LogEntry {
 /** Where a contract's model lives in its data. */
 export const MODEL_PATH = "/model/default.modality";
 
-/** Contract ids (PROTOCOL.md §4); see RESERVED_CONTRACT_IDS for the ids no contract may take. */
+/** Contract ids (docs/api.md); see RESERVED_CONTRACT_IDS for the ids no contract may take. */
 export const CONTRACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-/** Action labels (PROTOCOL.md §3); method names upper-cased are excluded separately. */
+/** Action labels (docs/protocol.md); method names upper-cased are excluded separately. */
 export const ACTION_LABEL_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
-/** Asset ids (PROTOCOL.md §4). */
+/** Asset ids (docs/api.md). */
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** True when `value` is a well-formed contract id (the reserved `synthesize` included). */

@@ -20,7 +20,7 @@ export interface GoverningModel {
 }
 
 /**
- * The state of one contract, derived from its log (LANGUAGE.md §4–5). Mutable: the engine's
+ * The state of one contract, derived from its log (docs/language.md). Mutable: the engine's
  * `acceptCommit` never changes it and returns a delta; `applyDelta` moves it forward, and
  * `clone()` gives a working copy for a batch.
  */

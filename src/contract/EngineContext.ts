@@ -4,7 +4,7 @@ import type { Limits } from "./limits.js";
 import type { RuleChecker } from "./RuleChecker.js";
 import type { StoredCommit } from "./StoredCommit.js";
 
-/** A predicate result (LANGUAGE.md §6). */
+/** A predicate result (docs/language.md). */
 export interface PredicateResult {
   valid: boolean;
   gas_used: number;
@@ -16,7 +16,7 @@ export type WasmRunner = (moduleBytes: Uint8Array, input: unknown) => Promise<Pr
 
 /**
  * An asset effect the engine accepted locally; the hub checks the cross-contract part
- * (balances, SEND existence, receipt) inside the write transaction (PROTOCOL.md §6).
+ * (balances, SEND existence, receipt) inside the write transaction (docs/assets.md).
  */
 export interface AssetOperation {
   /** Position of the operation in the commit's data. */
@@ -28,7 +28,7 @@ export interface AssetOperation {
  * Cross-contract facts the engine cannot know alone. The hub implements it over its store;
  * a working copy implements what it can. Each check throws ContractError VALIDATION_FAILED
  * with `details.rpc_code` on failure. `null` hooks (the default) accept every asset operation
- * that is well formed, which is what a contract-local replay needs (LANGUAGE.md §4: replay
+ * that is well formed, which is what a contract-local replay needs (docs/language.md: replay
  * does not re-validate cross-contract facts).
  */
 export interface AssetHooks {

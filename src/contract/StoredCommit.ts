@@ -12,7 +12,7 @@ export interface StoredCommit {
   data: Operation[];
   signatures: Record<string, string>;
   attestations?: Attestation[];
-  /** Hub receipt time, integer seconds (PROTOCOL.md §2: the hub is the notary). */
+  /** Hub receipt time, integer seconds (docs/protocol.md: the hub is the notary). */
   timestamp: number;
   /** Verified signer keys, lower-case hex, in the order of `signatures`. */
   signers: string[];
@@ -35,7 +35,7 @@ export function actionLabelsOf(data: readonly Operation[]): string[] {
   return labels;
 }
 
-/** The log entry of spec 2.3 / PROTOCOL.md §3, built from the first non-action operation. */
+/** The log entry of docs/api.md / docs/protocol.md, built from the first non-action operation. */
 export function toLogEntry(c: StoredCommit): LogEntry {
   const first = c.data.find((op) => op.method !== "action") ?? c.data[0];
   const labels = actionLabelsOf(c.data);

@@ -1,5 +1,5 @@
 /**
- * The engine's central decision (LANGUAGE.md §4–5, PROTOCOL.md §2–3): may this commit be
+ * The engine's central decision (docs/language.md, docs/protocol.md): may this commit be
  * appended to this contract, and what does the contract become? Pure: no I/O except through
  * the caller's context; the state passed in is never modified.
  */

@@ -12,7 +12,7 @@ import { validateCommitShape } from "./validateCommitShape.js";
 import { verifySigners } from "./verifySigners.js";
 
 /**
- * Validates a contract's first commit (PROTOCOL.md §3): parent null, a genesis operation
+ * Validates a contract's first commit (docs/protocol.md): parent null, a genesis operation
  * `{model, rules, owner}` followed only by posts of the initial state; the model compiles and
  * every rule holds at the initial states (else 422). Returns the new contract's state.
  * Whether the owner may create it is the hub's decision, not the engine's.

@@ -1,5 +1,5 @@
 /**
- * The standard predicates of LANGUAGE.md §6, evaluated against a commit and the contract
+ * The standard predicates of docs/language.md, evaluated against a commit and the contract
  * state before it. Each returns `{valid, gas_used, errors}`; a predicate whose required state
  * is missing is false and says which path was missing.
  */

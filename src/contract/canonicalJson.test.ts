@@ -78,7 +78,7 @@ test("property: canonical text parses back to the same canonical text", () => {
   );
 });
 
-test("RFC 8785 §3.2.2 example (1E30 left out: integral beyond 2^53, refused by PROTOCOL.md §2)", () => {
+test("RFC 8785 §3.2.2 example (1E30 left out: integral beyond 2^53, refused by docs/protocol.md)", () => {
   const input =
     '{"numbers": [333333333.33333329, 4.50, 2e-3, 0.000000000000000000000000001],' +
     '"string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",' +

@@ -4,7 +4,7 @@ import { countJsonMembers, duplicateKeyError, scanJsonText } from "./scanJsonTex
 
 /** Options of `canonicalize`. */
 export interface CanonicalOptions {
-  /** Maximum nesting of arrays and objects (PROTOCOL.md §13: 64). */
+  /** Maximum nesting of arrays and objects (docs/security.md: 64). */
   maxDepth?: number;
 }
 
@@ -14,7 +14,7 @@ const hasLoneSurrogate = (s: string): boolean => !(s as string & { isWellFormed(
 /**
  * RFC 8785 (JCS) text of a JSON value: object keys sorted by UTF-16 code units, numbers in
  * ECMAScript form, strings escaped as JSON.stringify does. Rejects (INVALID_REQUEST) what
- * I-JSON or PROTOCOL.md §2 forbid: integers beyond ±(2^53−1), non-finite numbers, lone
+ * I-JSON or docs/protocol.md forbid: integers beyond ±(2^53−1), non-finite numbers, lone
  * surrogates, nesting deeper than the limit, and anything that is not plain JSON data.
  */
 export function canonicalize(value: unknown, options: CanonicalOptions = {}): string {

@@ -1,5 +1,5 @@
 /**
- * Rules against models (LANGUAGE.md §4): a rule holds when its formula holds at every anchor
+ * Rules against models (docs/language.md): a rule holds when its formula holds at every anchor
  * state in the governing model. Results are cached per (model, rule, anchors), so ordinary
  * commits never pay for model checking.
  */

@@ -5,7 +5,7 @@ import { decodeHash, decodeSignature, encodeHex } from "./hex.js";
 import { type SigningKey, sign, type VerifyingKey, verify, verifyAsync } from "./keys.js";
 
 /**
- * The object whose JCS text is hashed (PROTOCOL.md §2). Operations are rebuilt with only
+ * The object whose JCS text is hashed (docs/protocol.md). Operations are rebuilt with only
  * `method`, `path` and `value`, so an absent field is never hashed as `undefined` or null.
  */
 export function commitPayload(

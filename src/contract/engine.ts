@@ -27,7 +27,7 @@ export interface GenesisInput {
   state?: Record<string, unknown>;
 }
 
-/** The operations of a genesis commit (PROTOCOL.md §3). */
+/** The operations of a genesis commit (docs/protocol.md). */
 export function genesisData(input: GenesisInput): Operation[] {
   const value: GenesisValue = {
     model: input.model,

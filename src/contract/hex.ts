@@ -2,7 +2,7 @@ import { ContractError } from "./ContractError.js";
 import type { ErrorCode } from "./errorCodes.js";
 import { assertStrongKey } from "./weakPublicKey.js";
 
-/** Prefix of an identity written as text (PROTOCOL.md §2). */
+/** Prefix of an identity written as text (docs/protocol.md). */
 export const IDENTITY_PREFIX = "ed25519:";
 
 const LOWER_HEX = /^[0-9a-f]*$/;

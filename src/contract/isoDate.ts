@@ -1,5 +1,5 @@
 /**
- * Strict ISO 8601 calendar dates and date-times (LANGUAGE.md §7), returning epoch
+ * Strict ISO 8601 calendar dates and date-times (docs/language.md), returning epoch
  * milliseconds so `before`/`after` compare the exact instant that was validated.
  */
 

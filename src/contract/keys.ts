@@ -56,7 +56,7 @@ export function rawPublicKey(key: KeyObject): Buffer {
 
 /**
  * Bounded LRU of imported public keys. Importing the raw key on every call halves verify
- * throughput (node-ecosystem.md §1.5), and a push verifies the same few authors many times.
+ * throughput, and a push verifies the same few authors many times.
  * A Map iterates in insertion order, so re-inserting on a hit keeps the oldest entry first.
  */
 export class PublicKeyCache {

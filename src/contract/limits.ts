@@ -1,4 +1,4 @@
-/** Configurable limits (PROTOCOL.md §13); the contract engine reads the ones it enforces from here. */
+/** Configurable limits (docs/security.md); the contract engine reads the ones it enforces from here. */
 export interface Limits {
   /** Request body bytes (push has its own). */
   bodyBytes: number;
@@ -22,7 +22,7 @@ export interface Limits {
   proposalLifetimeSeconds: number;
 }
 
-/** The defaults of PROTOCOL.md §13. */
+/** The defaults of docs/security.md. */
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   bodyBytes: 1024 * 1024,
   pushBodyBytes: 16 * 1024 * 1024,

@@ -17,7 +17,7 @@ function invalid(message: string, reason: string): never {
 }
 
 /**
- * The operations of a `POST /contracts/:id/commits` field body (PROTOCOL.md §3), in order:
+ * The operations of a `POST /contracts/:id/commits` field body (docs/protocol.md), in order:
  * the operation of `method/path/value` (none when `method` is absent or `"action"`; an
  * `{"method":"action","action":"X"}` body is the action X), then one `action` operation per
  * `action_labels` entry. Each is normalized by the engine's operation decoder.

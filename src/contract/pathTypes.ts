@@ -6,7 +6,7 @@ import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { assertStrongKey } from "./weakPublicKey.js";
 
-/** State path extensions of spec 2.5, in the order the reference lists them. */
+/** State path extensions of docs/api.md, in the order the reference lists them. */
 export const KNOWN_EXTENSIONS = [
   ".bool",
   ".text",
@@ -24,7 +24,7 @@ export { MODEL_PATH } from "./Commit.js";
 /** Prefixes owned by the `model`, `rule` and `repost` methods: a `post` may not write under them. */
 export const RESERVED_PREFIXES = ["/model/", "/rules/", "/reposts/"] as const;
 
-// LANGUAGE.md §1 PATH characters, as non-empty segments, so every state path can be named in a predicate.
+// docs/language.md PATH characters, as non-empty segments, so every state path can be named in a predicate.
 const PATH_SYNTAX = /^(?:\/[A-Za-z0-9_.-]+)+$/;
 const RULE_PATH = /^\/rules\/[A-Za-z0-9_.-]+\.modality$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -82,7 +82,7 @@ function checkIdKey(path: string, hex: string): void {
 }
 
 /**
- * Throws unless `value` matches the type of `path`'s extension (LANGUAGE.md §7). `.modality`
+ * Throws unless `value` matches the type of `path`'s extension (docs/language.md). `.modality`
  * text must parse as a model or a rule; `.wasm` must be base64 of a module WebAssembly accepts.
  */
 export function checkValueForPath(path: string, value: unknown, limits: Limits = DEFAULT_LIMITS): void {
@@ -172,7 +172,7 @@ export function checkModalityText(
 }
 
 /**
- * Checks an operation's path and value against its method (LANGUAGE.md §5, §7): typed
+ * Checks an operation's path and value against its method (docs/language.md): typed
  * post paths outside the reserved prefixes, `/rules/<name>.modality` rules,
  * `/model/default.modality` models, `/reposts/<source_contract_id>/<path>` reposts, and the
  * genesis model and rules. Structure (which fields are present) is validateCommitShape's job.

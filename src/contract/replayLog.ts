@@ -33,7 +33,7 @@ function corrupted(c: StoredCommit | undefined, index: number, why: string, caus
 }
 
 /**
- * Derives a contract's state by replaying its stored log from genesis (LANGUAGE.md §4), with
+ * Derives a contract's state by replaying its stored log from genesis (docs/language.md), with
  * each commit's stored receipt time. Any failure is CORRUPTED naming the first damaged commit:
  * a recomputed hash that differs, a broken parent link, a signature that does not verify, a
  * signer list that differs from the stored one, or a commit the model refuses.

@@ -16,7 +16,7 @@ export interface ReplayProgress {
 }
 
 /**
- * Replays stored commits 0..lastIndex through `lts` from its initial states (LANGUAGE.md §4):
+ * Replays stored commits 0..lastIndex through `lts` from its initial states (docs/language.md):
  * genesis is not checked; every later commit must take an enabled transition, with its stored
  * signers, attestations and receipt time. Throws VALIDATION_FAILED `model_replay` naming the
  * first commit the model cannot take, with the candidates that were tried.

@@ -2,7 +2,7 @@ import { METHOD_LABELS } from "../lang/properties.js";
 import type { ContractState } from "./ContractState.js";
 import { labelText } from "./step.js";
 
-/** ValidAction of spec 2.2, with the extra fields of LANGUAGE.md §5. */
+/** ValidAction of docs/api.md, with the extra fields of docs/language.md. */
 export interface ValidAction {
   action: string;
   required_signer: string;
@@ -11,7 +11,7 @@ export interface ValidAction {
   label: string;
 }
 
-/** State object of spec 2.2 plus `current_states` and `head` (PROTOCOL.md §4). */
+/** State object of docs/api.md plus `current_states` and `head` (docs/api.md). */
 export interface StateView {
   current_state: string;
   current_states: string[];
@@ -24,7 +24,7 @@ const METHODS = new Set<string>(METHOD_LABELS);
 /** Predicates whose argument names signers: the path (or directory) is at this argument index. */
 const SIGNER_ARG: Readonly<Record<string, number>> = { signed_by: 0, threshold: 1, any_signed: 0, all_signed: 0 };
 
-/** Actions that may follow from the current states: one per transition leaving one, in source order (LANGUAGE.md §5). */
+/** Actions that may follow from the current states: one per transition leaving one, in source order (docs/language.md). */
 export function validActions(state: ContractState): ValidAction[] {
   if (state.model === null) return [];
   const { lts } = state.model;

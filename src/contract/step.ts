@@ -1,5 +1,5 @@
 /**
- * One step of a contract through its model (LANGUAGE.md §5): which transitions leaving the
+ * One step of a contract through its model (docs/language.md): which transitions leaving the
  * current states a commit enables, the new state set, and, when none is enabled, why not.
  */
 import type { Property } from "../lang/ast.js";
@@ -10,7 +10,7 @@ import { evaluateBuiltin, isBuiltinPredicate, type PredicateInput, pathCovers } 
 import type { Operation } from "./Commit.js";
 import type { PredicateResult, WasmRunner } from "./EngineContext.js";
 
-/** Methods whose operations need a transition that names them (LANGUAGE.md §5). */
+/** Methods whose operations need a transition that names them (docs/language.md). */
 const SENSITIVE: Readonly<Record<string, string>> = {
   model: "MODEL",
   rule: "RULE",

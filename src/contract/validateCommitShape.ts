@@ -29,7 +29,7 @@ export interface ShapeContext {
 const OPERATION_KEYS = new Set(["method", "path", "value", "action"]);
 const ATTESTATION_KEYS = new Set(["oracle", "claim", "value", "signature"]);
 const GENESIS_KEYS = new Set(["model", "rules", "owner"]);
-/** Methods whose operations carry no path (PROTOCOL.md §3). */
+/** Methods whose operations carry no path (docs/protocol.md). */
 const PATHLESS = new Set(["genesis", "action", "create", "send", "recv"]);
 /** Methods whose operations must name a path. */
 const PATH_REQUIRED = new Set(["post", "repost"]);
@@ -57,7 +57,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Structural validation of a push-format commit before any signature is checked: every
  * field's type, methods, operation/signature/attestation limits, action labels, asset
  * operation values, `head.parent` = `parent`, the genesis position, the recomputed hash,
- * and the path/type rules of LANGUAGE.md §7. Returns the normalized commit (action labels
+ * and the path/type rules of docs/language.md. Returns the normalized commit (action labels
  * moved to `value`, identity signature keys written `ed25519:<hex>`, unknown head fields
  * dropped). Malformed fields are INVALID_REQUEST, exceeded limits PAYLOAD_TOO_LARGE,
  * contract-rule violations (hash mismatch, path types, asset values) VALIDATION_FAILED.
@@ -291,7 +291,7 @@ function checkSend(value: unknown): void {
   }
   if (!Number.isSafeInteger(v.amount))
     assetReject("SEND", `amount must be an integer, got ${JSON.stringify(v.amount)}`, -32602, "asset_value");
-  // Spec 7.2 -32020 is the first SEND check: a zero or negative amount.
+  // Error -32020 (docs/api.md) is the first SEND check: a zero or negative amount.
   if ((v.amount as number) <= 0)
     assetReject("SEND", `amount must be greater than 0, got ${v.amount}`, -32020, "zero_amount");
 }

@@ -1,5 +1,5 @@
 /**
- * Commit signatures and attestations (PROTOCOL.md §2): every signature present must verify,
+ * Commit signatures and attestations (docs/protocol.md): every signature present must verify,
  * and the verified keys are the commit's signers. Verification runs on the libuv threadpool,
  * so the signatures of a whole push are checked in parallel on every core.
  */

@@ -10,7 +10,7 @@ export interface HttpOptions {
   hub: HubApi;
   authenticator: Authenticator;
   registry: AccessRegistry;
-  /** Overrides of PROTOCOL.md §13 limits (body sizes, JSON depth, batch size). */
+  /** Overrides of docs/security.md limits (body sizes, JSON depth, batch size). */
   limits?: Partial<Limits>;
   /** Requests per second per key (0 = off; default 500, bursts of twice that). */
   rateLimit?: number;

@@ -2,7 +2,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { retryAfterSeconds, TokenBuckets } from "../lib/TokenBuckets.js";
 
 /**
- * Token buckets per key (PROTOCOL.md §13: 500 requests/s, bursts of 1,000): an access key
+ * Token buckets per key (docs/security.md: 500 requests/s, bursts of 1,000): an access key
  * for signed requests, `ip:<address>` for anonymous ones and for failed authentications.
  * `perSecond` 0 turns limiting off. Idle buckets are dropped, so the map stays as small as
  * the active keys.

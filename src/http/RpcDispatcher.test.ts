@@ -179,7 +179,7 @@ test("commits per push are refused with -32013 before the params schema walks th
     { limits: { commitsPerPush: 2 } },
   ));
 
-test("the method table covers PROTOCOL.md §8", () => {
+test("the method table covers docs/api.md", () => {
   for (const m of [
     "getHealth",
     "getVersion",

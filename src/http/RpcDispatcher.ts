@@ -1,5 +1,5 @@
 /**
- * JSON-RPC 2.0 mechanics, shared by `POST /` and WebSocket frames (node-ecosystem.md §1.4):
+ * JSON-RPC 2.0 mechanics, shared by `POST /` and WebSocket frames:
  * parse errors (-32700), invalid requests (-32600), unknown methods (-32601), params checked
  * by compiled TypeBox schemas (-32602), batches (capped), notifications, and hub errors
  * mapped through the one table with `data: {code, details}`.

@@ -1,5 +1,5 @@
 /**
- * One WebSocket connection (PROTOCOL.md §8–9): a hello with a challenge, JSON-RPC over the
+ * One WebSocket connection (docs/api.md): a hello with a challenge, JSON-RPC over the
  * socket, `authenticate`, and `subscribe`/`unsubscribe` whose `commit` notifications are sent
  * in log order. Events that arrive before the `subscribe` answer is written are held back,
  * so a client always learns its subscription id before the first event naming it.
@@ -184,7 +184,7 @@ export class SocketSession {
     for (const id of [...this.#subs.keys()]) this.#close(id, "access_key_revoked");
   }
 
-  /** After a grant change: subscriptions to `contractId` the caller may no longer read end (PROTOCOL.md §9). */
+  /** After a grant change: subscriptions to `contractId` the caller may no longer read end (docs/api.md). */
   async #recheck(contractId: string): Promise<void> {
     const ids = [...this.#subs].filter(([, sub]) => sub.contractId === contractId).map(([id]) => id);
     if (ids.length === 0) return;

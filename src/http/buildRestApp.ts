@@ -11,7 +11,7 @@ import { Answer, REST_ROUTES } from "./restRoutes.js";
 import { serveExplorer } from "./serveExplorer.js";
 import { spendingNonce } from "./spendingNonce.js";
 
-/** The REST app (spec 4.1 + PROTOCOL.md §4), with `/openapi.json` and `/ws`. */
+/** The REST app (docs/api.md), with `/openapi.json` and `/ws`. */
 export async function buildRestApp(options: HttpOptions): Promise<FastifyInstance> {
   const limits = withLimits(options.limits);
   const app = await createBaseApp(options);

@@ -9,7 +9,7 @@ import { failure, RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { RPC_METHODS } from "./rpcMethods.js";
 
-/** The JSON-RPC app (PROTOCOL.md §8): `POST /`, `GET /health` and `/ws`. */
+/** The JSON-RPC app (docs/api.md): `POST /`, `GET /health` and `/ws`. */
 export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance> {
   const limits = withLimits(options.limits);
   // Transport failures (body too large, bad auth headers) still answer in JSON-RPC form.

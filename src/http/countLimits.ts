@@ -1,5 +1,5 @@
 /**
- * Count limits checked before schema validation (PROTOCOL.md §13): the schema walk of a push
+ * Count limits checked before schema validation (docs/security.md): the schema walk of a push
  * visits every commit and operation, so a body with more than the allowed commits per push
  * or operations per commit is refused (413 naming the limit) before that work starts. The
  * hub checks the same limits again; this is the cheap early refusal.

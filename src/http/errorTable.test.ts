@@ -4,7 +4,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { ERROR_CODES } from "../contract/errorCodes.js";
 import { ERROR_TABLE, errorBody, httpStatusOf, rpcCodeOf } from "./errorTable.js";
 
-test("the table is PROTOCOL.md §4, code for code", () => {
+test("the table is docs/api.md, code for code", () => {
   const expected: Record<string, [number, number]> = {
     INVALID_REQUEST: [400, -32602],
     UNAUTHORIZED: [401, -32001],

@@ -1,5 +1,5 @@
 /**
- * The one REST route table (spec 4.1, PROTOCOL.md §4): method, path, schemas, who may call,
+ * The one REST route table (docs/api.md): method, path, schemas, who may call,
  * and the hub operation it translates to. Nothing here decides validity; the hub does. Each
  * route's handler sees its params, query and body typed by the route's own schemas (their
  * `Static`), which are the core's input types: no casts between the two.

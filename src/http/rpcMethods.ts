@@ -1,5 +1,5 @@
 /**
- * JSON-RPC methods (PROTOCOL.md §8) mapped onto the hub: params are the REST body plus the
+ * JSON-RPC methods (docs/api.md) mapped onto the hub: params are the REST body plus the
  * path and query parameters by name, results are the REST response bodies. Methods marked
  * `auth` are writes and need an authenticated caller.
  */

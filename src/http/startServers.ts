@@ -3,7 +3,7 @@ import { buildRestApp } from "./buildRestApp.js";
 import { buildRpcApp } from "./buildRpcApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
 
-/** Where to listen (PROTOCOL.md §1); port 0 picks a free port. */
+/** Where to listen (docs/api.md); port 0 picks a free port. */
 export interface ListenConfig {
   host: string;
   port: number;

@@ -227,7 +227,7 @@ export class Hub implements HubApi {
       throw new ContractError("INVALID_REQUEST", "Invalid role: expected reader, writer or none", { reason: "role" });
     const hex = identity.slice(IDENTITY_PREFIX.length);
     await this.store.setGrant(id, hex, role as GrantRole | "none", this.ctx.now());
-    // Subscribers re-check their access: one who lost read access is cut off (PROTOCOL.md §9).
+    // Subscribers re-check their access: one who lost read access is cut off (docs/api.md).
     for (const listener of this.accessListeners) listener(id, hex);
     return { contract_id: id, identity, role };
   }

@@ -1,7 +1,7 @@
 /**
- * The hub's operations, free of any transport (ARCHITECTURE.md: REST, JSON-RPC and WebSocket
+ * The hub's operations, free of any transport (docs/architecture.md: REST, JSON-RPC and WebSocket
  * adapters call these and nothing else). Every operation returns the response body of
- * PROTOCOL.md §4/§8 or throws ContractError, whose code maps through the one error table.
+ * docs/api.md or throws ContractError, whose code maps through the one error table.
  */
 import type { Caller } from "../api/Caller.js";
 import type {

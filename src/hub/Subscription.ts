@@ -22,7 +22,7 @@ export type AccessGate = () => Promise<boolean>;
 const CHECK_EVERY = 256;
 
 /**
- * One subscriber's ordered, exactly-once view of a contract's log (PROTOCOL.md §9). It keeps
+ * One subscriber's ordered, exactly-once view of a contract's log (docs/api.md). It keeps
  * the next index it owes the listener: live commits below it are duplicates and dropped;
  * a live commit above it (a replay not finished, another instance's writes, a commit
  * published without its state) makes it read the gap from the store first. So delivery is

@@ -19,14 +19,14 @@ export function isParty(state: ContractState, identity: string): boolean {
   return false;
 }
 
-/** PROTOCOL.md §7: public contracts are readable by anyone; private ones by owner, writers, parties and readers. */
+/** docs/api.md: public contracts are readable by anyone; private ones by owner, writers, parties and readers. */
 export function canRead(caller: Caller, facts: AccessFacts): boolean {
   if (!facts.record.private) return true;
   if (caller.identity === null) return false;
   return facts.grant !== null || canWrite(caller, facts);
 }
 
-/** PROTOCOL.md §7: writers are the owner, identities granted `writer`, and the parties. */
+/** docs/api.md: writers are the owner, identities granted `writer`, and the parties. */
 export function canWrite(caller: Caller, facts: AccessFacts): boolean {
   const id = caller.identity;
   if (id === null) return false;

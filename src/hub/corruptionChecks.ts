@@ -1,6 +1,6 @@
 /**
  * The hub's load-path checks (docs/reliability.md, tamper): a contract whose stored log
- * fails them is CORRUPTED (500, PROTOCOL.md §4) for every route, naming the first damaged
+ * fails them is CORRUPTED (500, docs/api.md) for every route, naming the first damaged
  * commit, and is never served as valid; other contracts are unaffected. The trusted replay
  * itself already recomputes every commit hash (JCS + sha256) and checks every index and
  * parent link; signatures are not verified again on load (that is `verify`'s job).

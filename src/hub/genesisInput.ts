@@ -4,7 +4,7 @@ import type { GenesisInput } from "../contract/engine.js";
 import { IDENTITY_PREFIX, normalizeIdentity, typeName } from "../contract/hex.js";
 import type { TemplateInstantiator } from "./HubContext.js";
 
-/** The genesis of `POST /contracts` (PROTOCOL.md §4): owner check (403), template expansion, field types (400). */
+/** The genesis of `POST /contracts` (docs/api.md): owner check (403), template expansion, field types (400). */
 export function genesisInput(
   identity: string,
   body: CreateContractBody,

@@ -1,4 +1,4 @@
-/** How the hub derives a contract's state from its store (PROTOCOL.md §12: the store is trusted, its damage is not served). */
+/** How the hub derives a contract's state from its store (docs/storage.md: the store is trusted, its damage is not served). */
 
 import type { ContractState } from "../contract/ContractState.js";
 import { acceptCommit, applyDelta, replayLog } from "../contract/engine.js";

@@ -1,6 +1,6 @@
 import { ContractError } from "../contract/ContractError.js";
 
-/** Log and list paging defaults (PROTOCOL.md §5). */
+/** Log and list paging defaults (docs/api.md). */
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1000;
 

@@ -27,7 +27,7 @@ function conflict(head: string | null, message: string, index?: number): Contrac
 }
 
 /**
- * Push (PROTOCOL.md §5): atomic; commits already stored are skipped and not counted; the
+ * Push (docs/api.md): atomic; commits already stored are skipped and not counted; the
  * first new commit must extend the head (a genesis owned by the caller for a new contract),
  * each next one the previous. Signatures of the batch are verified in parallel, then the
  * engine decides each commit in order on a clone of the state; the store appends them all at

@@ -14,7 +14,7 @@ import { engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
 /**
- * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (PROTOCOL.md §3): the fields form
+ * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (docs/protocol.md): the fields form
  * builds one commit (the operation, then one action per label) on `parent` or the head; the
  * `{commit}` form takes a client-built commit. Re-sending the head is an idempotent 200. The
  * engine decides under the contract's lock; the store appends at the validated head.
@@ -43,7 +43,7 @@ export async function submitCommit(
   if (fields && signed && body.parent === undefined)
     throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
   // When the hub chose the parent and another instance moved the head before the append,
-  // validate again on the new head (PROTOCOL.md §5) instead of answering 409: the caller
+  // validate again on the new head (docs/api.md) instead of answering 409: the caller
   // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
   const hubChoseParent = fields && body.parent === undefined;
   for (let attempt = 1; ; attempt++) {

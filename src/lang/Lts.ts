@@ -1,5 +1,5 @@
 /**
- * A model compiled for checking (LANGUAGE.md §2): dense state indices, CSR successor and
+ * A model compiled for checking (docs/language.md): dense state indices, CSR successor and
  * predecessor lists, canonical labels and an inverted index from property to the transitions
  * that mention it, so label matching costs only the transitions that mention a property.
  */
@@ -21,7 +21,7 @@ export interface LtsTransition {
 
 export type ModelWarningCode = "UNREACHABLE_STATE" | "TERMINAL_STATE" | "INITIAL_NOT_FOUND";
 
-/** A warning about a well-formed model (never an error, LANGUAGE.md §2). */
+/** A warning about a well-formed model (never an error, docs/language.md). */
 export interface ModelWarning {
   readonly code: ModelWarningCode;
   /** The state concerned; null for INITIAL_NOT_FOUND. */
@@ -92,7 +92,7 @@ const PARTY_NAME = /^[A-Za-z0-9_-]+$/;
 
 /**
  * The reason a property's path argument is unacceptable, or null. Paths are absolute; the
- * only shorthand is a party name as the `signed_by` argument (LANGUAGE.md §2).
+ * only shorthand is a party name as the `signed_by` argument (docs/language.md).
  */
 export function relativePathProblem(p: Property): string | null {
   const index = PATH_ARGUMENT[p.name];

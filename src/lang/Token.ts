@@ -41,7 +41,7 @@ export interface Token {
   column: number;
 }
 
-/** Words that cannot be state, part, model, rule, formula or variable names (LANGUAGE.md §1). */
+/** Words that cannot be state, part, model, rule, formula or variable names (docs/language.md). */
 export const KEYWORDS: ReadonlySet<string> = new Set([
   "model",
   "part",

@@ -1,5 +1,5 @@
 /**
- * The contract language's syntax tree (LANGUAGE.md §2–4).
+ * The contract language's syntax tree (docs/language.md).
  *
  * The tree keeps what the text said (arrow form, argument spelling normalised only as far as
  * quoting goes) so the printer can reproduce it; meaning-level normalisation (aliases such as
@@ -18,7 +18,7 @@ export interface Pos {
  * `args === null` means no parentheses (a static label, or the zero-argument `adds_rule`
  * written without them); `[]` means empty parentheses.
  * Arguments are plain text: `"buyer"`, `buyer` and `/users/x.id` are stored without quotes,
- * and the number `2` as `"2"` (LANGUAGE.md §1: a quoted argument and the same text unquoted
+ * and the number `2` as `"2"` (docs/language.md: a quoted argument and the same text unquoted
  * are the same argument).
  */
 export interface Property {

@@ -1,5 +1,5 @@
 /**
- * The checker's entry point for the hub (LANGUAGE.md §4): a formula holds at a set of anchor
+ * The checker's entry point for the hub (docs/language.md): a formula holds at a set of anchor
  * states when it holds at every one of them.
  */
 import type { Formula } from "./ast.js";

@@ -3,7 +3,7 @@
  * so the hub and the CLI can react without parsing messages.
  */
 
-/** A model that parses but cannot be compiled (LANGUAGE.md §2), or an anchor naming no state. */
+/** A model that parses but cannot be compiled (docs/language.md), or an anchor naming no state. */
 export class ModelError extends Error {
   override readonly name = "ModelError";
   constructor(
@@ -28,7 +28,7 @@ export class FormulaError extends Error {
   }
 }
 
-/** A fixed-point variable occurs under an odd number of negations (LANGUAGE.md §3). */
+/** A fixed-point variable occurs under an odd number of negations (docs/language.md). */
 export class MonotonicityError extends FormulaError {
   override readonly name = "MonotonicityError";
   constructor(readonly variable: string) {
@@ -39,7 +39,7 @@ export class MonotonicityError extends FormulaError {
   }
 }
 
-/** The check visited more states than its budget allows (LANGUAGE.md §3: default 10^8). */
+/** The check visited more states than its budget allows (docs/language.md: default 10^8). */
 export class BudgetExceededError extends Error {
   override readonly name = "BudgetExceededError";
   readonly code = "BUDGET_EXCEEDED";

@@ -1,5 +1,5 @@
 /**
- * Why a formula fails at a state (LANGUAGE.md §5: a rule failure returns the failed anchor
+ * Why a formula fails at a state (docs/language.md: a rule failure returns the failed anchor
  * state and, for always/eventually, the path to the violating or missing state). The
  * explanation follows the formula's outer structure through `&`, `->`, `[L]` and `always`,
  * extending one path, and ends at a state, or with the reachable set for eventually/until.

@@ -1,5 +1,5 @@
 /**
- * Set-based evaluation of formulas over a compiled model (LANGUAGE.md §3).
+ * Set-based evaluation of formulas over a compiled model (docs/language.md).
  *
  * A state set is a Uint8Array over dense state indices (1 = member) and is never mutated once
  * returned, so sets can be shared between the environment, caches and results. Temporal
@@ -20,7 +20,7 @@ export { BudgetExceededError } from "./checkErrors.js";
 /** Membership array over the model's states: `set[s] === 1` when state s is in the set. */
 export type StateSet = Uint8Array;
 
-/** LANGUAGE.md §3: every check runs under a budget of state visits. */
+/** docs/language.md: every check runs under a budget of state visits. */
 export const DEFAULT_BUDGET = 100_000_000;
 
 export interface EvalOptions {
@@ -348,7 +348,7 @@ function subset(a: StateSet, b: StateSet): boolean {
   return true;
 }
 
-/** Rewrites always/eventually/until/next into their LANGUAGE.md §3 definitions with fresh variables. */
+/** Rewrites always/eventually/until/next into their docs/language.md definitions with fresh variables. */
 export function desugarTemporal(f: Formula, counter: { next: number }): Formula {
   const d = (g: Formula) => desugarTemporal(g, counter);
   // "%" cannot start an identifier, so a fresh variable never captures a state name or user variable.

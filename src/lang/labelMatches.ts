@@ -1,5 +1,5 @@
 /**
- * Label matching (LANGUAGE.md §3): a transition matches a label list L when, for every
+ * Label matching (docs/language.md): a transition matches a label list L when, for every
  * property p of L, the transition carries p exactly (same sign, name and arguments) or does
  * not mention p at all. A predicate is mentioned only by a property with the same name and
  * the same arguments (unlike the reference, which matches predicates by name).

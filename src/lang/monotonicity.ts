@@ -1,5 +1,5 @@
 /**
- * Fixed points are only well defined for monotone bodies (LANGUAGE.md §3): a bound variable
+ * Fixed points are only well defined for monotone bodies (docs/language.md): a bound variable
  * may occur only under an even number of negations, counting the left side of `implies`.
  */
 import type { Formula } from "./ast.js";

@@ -1,6 +1,6 @@
 /**
  * Canonical text for any syntax tree: parsing the output gives back the same tree (ignoring
- * `pos`). Parentheses are written only where LANGUAGE.md §3's precedence needs them.
+ * `pos`). Parentheses are written only where docs/language.md's precedence needs them.
  */
 import type { Formula, FormulaDecl, ModelDecl, Property, RuleDecl, SourceFile, Transition } from "./ast.js";
 

@@ -1,9 +1,9 @@
 import type { Property } from "./ast.js";
 
-/** Commit methods usable as static labels (`+POST`, `+SEND`, …); LANGUAGE.md §5. */
+/** Commit methods usable as static labels (`+POST`, `+SEND`, …); docs/language.md. */
 export const METHOD_LABELS = ["POST", "RULE", "MODEL", "REPOST", "ACTION", "CREATE", "SEND", "RECV"] as const;
 
-/** Predicates that must be written with arguments (LANGUAGE.md §2): a parse error otherwise. */
+/** Predicates that must be written with arguments (docs/language.md): a parse error otherwise. */
 export const PREDICATES_REQUIRING_ARGS = new Set([
   "signed_by",
   "threshold",

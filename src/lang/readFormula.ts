@@ -13,7 +13,7 @@ function checkDepth(c: TokenCursor, depth: number, at: Token): number {
   return depth;
 }
 
-/** Reads `expr` (LANGUAGE.md §3) and leaves its tree depth in `c.lastDepth`. */
+/** Reads `expr` (docs/language.md) and leaves its tree depth in `c.lastDepth`. */
 export function readFormula(c: TokenCursor): Formula {
   let left = readImplies(c);
   let depth = c.lastDepth;

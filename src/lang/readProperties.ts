@@ -45,7 +45,7 @@ function readProperty(c: TokenCursor): Property {
 }
 
 /**
- * Reads `prop ( ","? prop )*` (LANGUAGE.md §2); with `required` false an empty list is fine.
+ * Reads `prop ( ","? prop )*` (docs/language.md); with `required` false an empty list is fine.
  * Stops at the first token that cannot continue the list; the caller checks the closer.
  */
 export function readProperties(c: TokenCursor, required: boolean): Property[] {

@@ -1,5 +1,5 @@
 /**
- * The engine's `WasmRunner` over the metered `WasmPredicateRunner` (LANGUAGE.md §6,
+ * The engine's `WasmRunner` over the metered `WasmPredicateRunner` (docs/language.md,
  * docs/predicates-wasm.md). The engine builds the predicate input from Maps and operation
  * objects whose key order depends on how the state was built (incremental appends, a
  * replay, a store load); gas is metered per instruction, so a module that scans its input

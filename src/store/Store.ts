@@ -1,5 +1,5 @@
 /**
- * The hub's storage interface (PROTOCOL.md §12). Every method is async so a PostgreSQL
+ * The hub's storage interface (docs/storage.md). Every method is async so a PostgreSQL
  * implementation (network round trips) satisfies the same contract as the embedded SQLite
  * one. The store never decides validity: it persists what the engine accepted, checks the
  * head atomically with the write (cross-process fork prevention) and enforces the few
@@ -21,7 +21,7 @@ export interface ContractRecord {
   head: string;
   /** Number of stored commits, genesis included. */
   length: number;
-  /** True when created with `readers` (PROTOCOL.md §7). */
+  /** True when created with `readers` (docs/api.md). */
   private: boolean;
 }
 
@@ -34,12 +34,12 @@ export interface NewContract {
   readers?: string[];
 }
 
-/** A grant of PROTOCOL.md §4 `POST /contracts/:id/grant`; `none` removes one. */
+/** A grant of docs/api.md `POST /contracts/:id/grant`; `none` removes one. */
 export type GrantRole = "reader" | "writer";
 
 /**
  * Asset effects written in the same transaction as the commits that cause them
- * (PROTOCOL.md §6). The asset issue computes them; the store applies them and its
+ * (docs/assets.md). The asset issue computes them; the store applies them and its
  * constraints (non-negative balances, one receipt per SEND) are the last line of defence.
  */
 export type AssetEffect =
@@ -62,7 +62,7 @@ export interface AppendExtras {
   assetEffects?: AssetEffect[];
   /**
    * The identities these commits store at `.id` paths (last write per path), kept in the
-   * party index so `listContracts` shows private contracts to their parties (PROTOCOL.md §7).
+   * party index so `listContracts` shows private contracts to their parties (docs/api.md).
    */
   parties?: PartyPath[];
   /** The proposal these commits complete: marked committed, with its final signatures, in the same transaction. */

@@ -6,7 +6,7 @@
 import { ContractError } from "../contract/ContractError.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 
-/** CONFLICT with the stored head in `details.head` (PROTOCOL.md §5). */
+/** CONFLICT with the stored head in `details.head` (docs/api.md). */
 export function headConflict(contractId: string, head: string | null, message: string): ContractError {
   return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
 }

@@ -86,7 +86,7 @@ const VERSION_1: readonly string[] = [
     asset_id TEXT NOT NULL,
     amount BIGINT NOT NULL CHECK (amount > 0)
   )`,
-  // Each SEND can be received once (PROTOCOL.md §6), across every instance: the constraint,
+  // Each SEND can be received once (docs/assets.md), across every instance: the constraint,
   // not a read-then-write check; it is named so a violation is recognised without parsing messages.
   `CREATE TABLE IF NOT EXISTS receipts (
     send_commit_hash TEXT NOT NULL REFERENCES sends(commit_hash),
@@ -97,7 +97,7 @@ const VERSION_1: readonly string[] = [
 ];
 
 /**
- * The party index (PROTOCOL.md §7: parties may read private contracts, so they are listed to
+ * The party index (docs/api.md: parties may read private contracts, so they are listed to
  * them): the identity now stored at each `.id` path, backfilled from the stored commits in log
  * order, so the last write to a path wins as it does in the state.
  */

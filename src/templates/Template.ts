@@ -1,5 +1,5 @@
 /**
- * Contract templates (spec 2.8, PROTOCOL.md §11): a parameterised model with rules that hold
+ * Contract templates (docs/api.md, docs/templates.md): a parameterised model with rules that hold
  * on it. Definitions build their text from validated parameter values and from party names,
  * so the same definition serves `POST /contracts {template, params}` (names = roles) and the
  * pattern synthesizer (names taken from a description, e.g. buyer → alice).
@@ -8,7 +8,7 @@
 /** Parameter types a template can declare. `pubkeys` is a list of distinct keys. */
 export type ParamType = "pubkey" | "pubkeys" | "integer" | "text" | "date" | "datetime";
 
-/** One template parameter as published in the catalogue (spec 2.8 Param, plus documentation fields). */
+/** One template parameter as published in the catalogue (docs/api.md Param, plus documentation fields). */
 export interface TemplateParam {
   name: string;
   type: ParamType;

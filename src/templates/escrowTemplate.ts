@@ -4,7 +4,7 @@ import type { TemplateDefinition, TemplateRule } from "./Template.js";
 /**
  * Two-party escrow with an optional arbiter. Protective rules are stated over the states a
  * transition enters and the signatures it carries, never over action labels alone: under
- * potentialist matching (LANGUAGE.md §3) `[-signed_by(k)] !s` says "every transition that does
+ * potentialist matching (docs/language.md) `[-signed_by(k)] !s` says "every transition that does
  * not carry +signed_by(k) stays out of s", which is exactly "only k's signature leads to s".
  */
 export const escrowTemplate: TemplateDefinition = {

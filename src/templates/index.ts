@@ -1,4 +1,4 @@
-/** The template library's public surface (PROTOCOL.md §11). */
+/** The template library's public surface (docs/templates.md). */
 export { getTemplate } from "./getTemplate.js";
 export { instantiateTemplate } from "./instantiateTemplate.js";
 export { listTemplates } from "./listTemplates.js";

@@ -1,5 +1,5 @@
 /**
- * The hub's fsck (PROTOCOL.md §12): every contract in the store is replayed without trusting
+ * The hub's fsck (docs/storage.md): every contract in the store is replayed without trusting
  * it (replayLog `trusted: false`): each hash recomputed, each parent link, signature, signer
  * list and transition checked, and the contract row's head and length compared with the log.
  * The contract's stored state snapshot (docs/storage.md) is compared with the state the
@@ -35,7 +35,7 @@ export interface ContractReport {
 
 /**
  * A further invariant over a contract that replayed cleanly. The seam for the asset issue:
- * balances plus sent-not-received amounts equal each asset's quantity (PROTOCOL.md §6) will
+ * balances plus sent-not-received amounts equal each asset's quantity (docs/assets.md) will
  * be a StoreCheck; none is registered yet.
  */
 export interface StoreCheck {

@@ -1,5 +1,5 @@
 /**
- * A working copy (PROTOCOL.md §14): a folder with `.contract/` holding
+ * A working copy (docs/cli.md): a folder with `.contract/` holding
  *   config.json      {hub, contract_id, key?}: what init/clone remembered
  *   origin.json      {head, length}: how much of the local log the hub is known to hold
  *   commits/NNNNNNNNNN.json   one stored commit per file, index order (StoredCommit JSON)
@@ -18,7 +18,7 @@ export const WORKING_DIR = ".contract";
 export interface WorkingCopyConfig {
   hub: string;
   contract_id: string;
-  /** Key name remembered from init/clone (PROTOCOL.md §14 key choice). */
+  /** Key name remembered from init/clone (docs/cli.md key choice). */
   key?: string;
 }
 

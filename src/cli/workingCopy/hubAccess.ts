@@ -1,5 +1,5 @@
 /**
- * Which hub and which key a command uses (PROTOCOL.md §14): `--hub`, else the working copy's
+ * Which hub and which key a command uses (docs/cli.md): `--hub`, else the working copy's
  * remembered hub, else `HUB_URL`; `--key`, else the remembered key, else `default`, else the
  * only key. Keys registered with `contract-hub register` serve as identity and access key.
  */

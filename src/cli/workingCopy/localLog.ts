@@ -1,7 +1,7 @@
 /**
  * The engine over a working copy's log: the same acceptGenesis/acceptCommit/replayLog the hub
  * runs, with the local log as `readLog`, so a commit refused here is refused there for the
- * same reason (cross-contract asset facts and the hub's receipt time excepted: PROTOCOL.md §2).
+ * same reason (cross-contract asset facts and the hub's receipt time excepted: docs/protocol.md).
  */
 import type { PulledCommit, WireCommit } from "../../contract/Commit.js";
 import { isContractError } from "../../contract/ContractError.js";

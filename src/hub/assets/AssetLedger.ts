@@ -1,5 +1,5 @@
 /**
- * The hub's asset ledger for one write (PROTOCOL.md §6): it implements the engine's
+ * The hub's asset ledger for one write (docs/assets.md): it implements the engine's
  * AssetHooks over the store and collects the AssetEffect[] that the append writes in the
  * same transaction as the commits. Effects of earlier operations and commits of the same
  * write are applied to an in-memory overlay, so a CREATE followed by a SEND in one push
@@ -100,7 +100,7 @@ export class AssetLedger implements AssetHooks {
   }
 
   private async send(from: string, commitHash: string, v: SendValue): Promise<void> {
-    // Order of PROTOCOL.md §4: -32020 (checked with the shape), -32021, -32025, -32022, -32023, -32024.
+    // Order of docs/api.md: -32020 (checked with the shape), -32021, -32025, -32022, -32023, -32024.
     if (!(await this.exists(from)))
       assetReject("SEND", `sender contract ${from} not found`, -32021, "sender_not_found");
     if (!(await this.exists(v.to_contract))) {
@@ -188,7 +188,7 @@ export class AssetLedger implements AssetHooks {
 
   private async repost(op: Operation): Promise<void> {
     const m = REPOST_PATH.exec(op.path ?? "");
-    // The path rules (LANGUAGE.md §7) already refused any other shape.
+    // The path rules (docs/language.md) already refused any other shape.
     if (m === null) return;
     const [, source, path] = m as unknown as [string, string, string];
     const data = await this.readSource(source);

@@ -1,20 +1,20 @@
 /**
  * The asset rules shared by the hub's ledger (validation before an append) and the invariant
- * check (recomputation from the logs): the error form of PROTOCOL.md §4 and how a SEND's
- * `asset_id` names an asset (§6). Both sides must resolve a SEND identically, so the rule
+ * check (recomputation from the logs): the error form of docs/api.md and how a SEND's
+ * `asset_id` names an asset (docs/assets.md). Both sides must resolve a SEND identically, so the rule
  * lives here once.
  */
 import { ContractError } from "../../contract/ContractError.js";
 
 export type AssetOperationName = "CREATE" | "SEND" | "RECV" | "REPOST";
 
-/** An asset's global identity (PROTOCOL.md §6): the issuing contract and the asset id. */
+/** An asset's global identity (docs/assets.md): the issuing contract and the asset id. */
 export interface AssetKey {
   issuer: string;
   assetId: string;
 }
 
-/** Throws the asset failure of PROTOCOL.md §4: 422 `"<OPERATION> rejected: <reason>"` with `details.rpc_code`. */
+/** Throws the asset failure of docs/api.md: 422 `"<OPERATION> rejected: <reason>"` with `details.rpc_code`. */
 export function assetReject(
   operation: AssetOperationName,
   reason: string,
@@ -43,7 +43,7 @@ export interface Holdings {
 }
 
 /**
- * The asset a SEND names (PROTOCOL.md §6): `<issuer>/<asset_id>` names it outright; a plain
+ * The asset a SEND names (docs/assets.md): `<issuer>/<asset_id>` names it outright; a plain
  * id is the sender's own asset, else the one foreign asset of that id the sender holds. When
  * several are held, only those with a positive balance count; if that still leaves several,
  * the name is ambiguous. A single held asset with a zero balance is chosen, so the SEND then

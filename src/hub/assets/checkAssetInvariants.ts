@@ -1,5 +1,5 @@
 /**
- * The asset part of `verify` (PROTOCOL.md §6, §12): recomputes assets, balances and SENDs
+ * The asset part of `verify` (docs/assets.md, docs/storage.md): recomputes assets, balances and SENDs
  * from the logs, compares them with the store's tables, and checks the invariant "for every
  * asset, balances plus sent-not-received amounts equal the quantity, and no balance is
  * negative" on both the recomputed and the stored figures.

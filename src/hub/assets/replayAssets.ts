@@ -1,5 +1,5 @@
 /**
- * Recomputes the asset tables from the contracts' logs alone (PROTOCOL.md §6, §12 verify).
+ * Recomputes the asset tables from the contracts' logs alone (docs/assets.md, docs/storage.md verify).
  * Each contract's asset operations are replayed in log order; a RECV waits until the SEND it
  * names has been replayed in its own contract, which is always possible for a history the
  * hub produced (a SEND is stored before it can be received). SENDs are resolved with the

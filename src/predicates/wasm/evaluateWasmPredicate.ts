@@ -8,7 +8,7 @@ import {
 let shared: WasmPredicateRunner | undefined;
 
 /**
- * Runs a custom predicate module (LANGUAGE.md §6 ABI) on one input in the process-wide
+ * Runs a custom predicate module (docs/language.md ABI) on one input in the process-wide
  * metered worker. Faults become `valid: false` with `cause` and an error prefixed by it.
  */
 export function evaluateWasmPredicate(

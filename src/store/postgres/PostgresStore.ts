@@ -43,7 +43,7 @@ export interface PostgresStoreOptions extends PgLocation {
 }
 
 /**
- * The scale-out store (PROTOCOL.md §12): the SQLite schema and semantics on PostgreSQL, so
+ * The scale-out store (docs/storage.md): the SQLite schema and semantics on PostgreSQL, so
  * any number of stateless hub instances share one database. Appends of one contract are
  * serialised across instances by its row lock (`FOR UPDATE`), creation by the primary key;
  * each append is one transaction that also NOTIFYs `<contract_id>:<last index>`, which

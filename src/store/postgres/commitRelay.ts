@@ -27,7 +27,7 @@ export interface CommitRelay {
 
 /**
  * Feeds commits appended through OTHER hub instances into this instance's EventBus
- * (PROTOCOL.md §9): a notice names only the contract and the index of an append's last
+ * (docs/api.md): a notice names only the contract and the index of an append's last
  * commit; the commit is read from the store. The local hub publishes its own appends
  * itself, so notices from this store's own connections are skipped. Per contract, notices
  * are coalesced to the highest index and handled one at a time, so a burst of appends

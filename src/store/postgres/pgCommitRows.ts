@@ -15,7 +15,7 @@ export { COMMIT_COLUMNS, type CommitRow, commitFromRow, PULL_COLUMNS, type PullR
 
 /**
  * One statement for the whole batch: the columns travel as column arrays and `unnest` turns
- * them back into rows (node-ecosystem.md §3.4: ~25x a row-per-round-trip loop). The JSON
+ * them back into rows (~25x a row-per-round-trip loop). The JSON
  * columns are serialised exactly as the SQLite store does (commitParams), so both stores
  * hold the same bytes.
  */

@@ -11,7 +11,7 @@ function isConstraint(err: unknown, kind: string): boolean {
 }
 
 /**
- * Writes asset effects inside the append transaction (PROTOCOL.md §6). The asset engine
+ * Writes asset effects inside the append transaction (docs/assets.md). The asset engine
  * checks balances and receipts before; these statements are the backstop that holds even
  * when two instances race: the UNIQUE receipt and the non-negative balance CHECK fail the
  * append (-32032 already received, -32024 insufficient balance, -32040 asset exists).
