@@ -291,7 +291,7 @@ function checkSend(value: unknown): void {
   }
   if (!Number.isSafeInteger(v.amount))
     assetReject("SEND", `amount must be an integer, got ${JSON.stringify(v.amount)}`, -32602, "asset_value");
-  // Error -32020 (docs/api.md) is the first SEND check: a zero or negative amount.
+  // Error -32020 (docs/assets.md) is the first SEND check: a zero or negative amount.
   if ((v.amount as number) <= 0)
     assetReject("SEND", `amount must be greater than 0, got ${v.amount}`, -32020, "zero_amount");
 }
