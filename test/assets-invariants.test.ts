@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { verifyStore } from "../src/cli/verify/verifyStore.js";
 import { assetStoreCheck } from "../src/hub/assets/assetStoreCheck.js";
 import { checkAssetInvariants } from "../src/hub/assets/checkAssetInvariants.js";
+import Database from "../src/store/sqlite/Database.js";
 import { contracts, create, recv, send } from "./asset-fixtures.js";
 import { Actor, cleanup, openHub, tempDir } from "./hub-fixtures.js";
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { cpSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import Database from "better-sqlite3";
+import Database from "../src/store/sqlite/Database.js";
 import { Actor, cli, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
 
 const MODEL = `model Notes {

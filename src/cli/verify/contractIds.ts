@@ -6,8 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import pg from "pg";
+import Database from "../../store/sqlite/Database.js";
 
 /** Where the hub's data lives (the `start` flags). */
 export interface StoreLocation {

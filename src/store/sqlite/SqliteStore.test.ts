@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import Database from "better-sqlite3";
 import { testChain } from "../../../test/support/testChain.js";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import { type StoredCommit, toPulledCommit } from "../../contract/StoredCommit.js";
 import { frontierOf } from "../../tlog/proofs.js";
+import Database from "./Database.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
 

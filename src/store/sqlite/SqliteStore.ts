@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
@@ -29,6 +28,7 @@ import {
   type PullRow,
   pulledTextOf,
 } from "./commitRows.js";
+import Database from "./Database.js";
 import { migrate } from "./migrate.js";
 import { SqliteWriter } from "./SqliteWriter.js";
 import { listProposalsSync, readProposal } from "./sqliteProposals.js";

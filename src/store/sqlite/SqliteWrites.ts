@@ -1,4 +1,3 @@
-import type Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
@@ -14,6 +13,7 @@ import type {
 } from "../Store.js";
 import { applyAssetEffects } from "./applyAssetEffects.js";
 import { commitParams, INSERT_COLUMNS } from "./commitRows.js";
+import type Database from "./Database.js";
 import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
 import { appendSqliteLeaves } from "./sqliteTree.js";
 

@@ -1,6 +1,6 @@
-import type Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import type { AssetEffect } from "../Store.js";
+import type Database from "./Database.js";
 
 function reject(operation: string, reason: string, rpcCode: number, id: string): never {
   throw new ContractError("VALIDATION_FAILED", `${operation} rejected: ${reason}`, { reason: id, rpc_code: rpcCode });

@@ -1,5 +1,5 @@
-import type Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
+import type Database from "./Database.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
 /**

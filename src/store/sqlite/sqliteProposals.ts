@@ -1,4 +1,3 @@
-import type Database from "better-sqlite3";
 import { ContractError } from "../../contract/ContractError.js";
 import {
   keepsExisting,
@@ -11,6 +10,7 @@ import {
   statusCondition,
   tooManyProposals,
 } from "../ProposalRecord.js";
+import type Database from "./Database.js";
 
 type Sql = (text: string) => Database.Statement;
 

@@ -3,11 +3,12 @@
  * next leaves and writing the subtrees they complete, inside the append's transaction
  * (docs/transparency.md). SQLite serialises writers, so the size row needs no lock.
  */
-import type Database from "better-sqlite3";
+
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
 import { leafHashesOf, nodeMap, type TreeNodeRow } from "../treeNodes.js";
+import type Database from "./Database.js";
 
 type Sql = (text: string) => Database.Statement;
 

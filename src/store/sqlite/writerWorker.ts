@@ -6,8 +6,8 @@
  * form the next group.
  */
 import { parentPort } from "node:worker_threads";
-import Database from "better-sqlite3";
 import { isContractError } from "../../contract/ContractError.js";
+import Database from "./Database.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
 
