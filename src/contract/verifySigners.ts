@@ -1,14 +1,15 @@
 /**
  * Commit signatures and attestations (docs/protocol.md): every signature present must verify,
- * and the verified keys are the commit's signers. Verification runs on the libuv threadpool,
- * so the signatures of a whole push are checked in parallel on every core.
+ * and the verified keys are the commit's signers. A batch's signatures go to VerifyPool's
+ * worker threads, so the signatures of a whole push are checked in parallel on every core.
  */
 
 import { verifyAttestationAsync } from "./attestation.js";
 import type { Attestation, WireCommit } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
-import { verifyCommitSignature, verifyCommitSignatureAsync } from "./commitHash.js";
+import { verifyCommitSignature } from "./commitHash.js";
 import { IDENTITY_PREFIX, isLowerHex } from "./hex.js";
+import { verifyPool } from "./VerifyPool.js";
 import { validateCommitShape } from "./validateCommitShape.js";
 
 /** The key (hex) a `head.signatures` entry names: an identity, or the `.id` value at a state path. */
@@ -34,9 +35,9 @@ function badSignature(signer: string): ContractError {
 
 /**
  * Verifies every signature of a (shape-validated) commit against the state before it; returns the signer keys.
- * A single signature is verified synchronously: the caller awaits it anyway, and the threadpool hop
- * would only add latency (a quarter of the per-commit cost); several go to the threadpool in parallel.
- * Batches use verifyBatchSignatures, which always verifies on the threadpool.
+ * A single signature is verified synchronously: the caller awaits it anyway, and a thread hop
+ * would only add latency (a quarter of the per-commit cost); several go to the worker threads
+ * in parallel. Batches use verifyBatchSignatures, which always verifies on the workers.
  */
 export async function verifySigners(
   commit: WireCommit,
@@ -52,9 +53,7 @@ export async function verifySigners(
     }
     return keys;
   }
-  const results = await Promise.all(
-    entries.map(([, sig], i) => verifyCommitSignatureAsync(commit.hash, keys[i]!, sig)),
-  );
+  const results = await Promise.all(entries.map(([, sig], i) => verifyPool.verifyHash(keys[i]!, commit.hash, sig)));
   const failed = results.indexOf(false);
   if (failed >= 0) throw badSignature(entries[failed]![0]);
   return [...new Set(keys)];
@@ -93,7 +92,7 @@ export async function verifyBatchSignatures(
  * verifyBatchSignatures, one promise per commit (each settles as soon as that commit's
  * signatures are checked; none rejects). A caller that validates the batch in order awaits
  * each commit's promise just before deciding it, so in-order validation on the event loop
- * overlaps the verification of later commits on the threadpool.
+ * overlaps the verification of later commits on the worker threads.
  */
 export function startBatchSignatures(
   state: { contractId: string; data: ReadonlyMap<string, unknown> },
@@ -114,7 +113,7 @@ export function startBatchSignatures(
 
 /**
  * Starts verifying a batch's signatures commit by commit, as each is shape-checked: a push
- * hands every commit to the threadpool the moment it is validated, so verification runs
+ * hands every commit to the verification workers the moment it is validated, so verification runs
  * while the event loop checks the rest. State-path signers resolve against `data` (read at
  * `add`, so later changes to it do not matter) as the batch's own posts progress.
  */

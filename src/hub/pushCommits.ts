@@ -59,8 +59,9 @@ export async function pushCommits(
     throw new ContractError("UNAUTHORIZED", "Authentication is required to push", { reason: "unauthenticated" });
   checkNewContractId(id);
   // Verification starts as each commit is shape-checked, optimistically against the cached
-  // state, before the lock: the threadpool verifies while the event loop checks the rest
-  // and waits for the lock. The verdicts count only if the head is still that state's.
+  // state, before the lock: the verification workers check signatures while the event loop
+  // checks the rest and waits for the lock. The verdicts count only if the head is still
+  // that state's.
   const cached = hub.cache.get(id);
   const early =
     cached === undefined
@@ -133,7 +134,7 @@ export async function pushCommits(
       working = state.clone();
     }
     const storedLength = state?.length ?? 0;
-    // Signatures verify on the threadpool while the commits are decided in order here: each
+    // Signatures verify on the verification workers while the commits are decided in order here: each
     // commit waits only for its own verification. The batch was shape-checked above.
     const verifying =
       early !== null && start === 0 && state?.head === early.head
