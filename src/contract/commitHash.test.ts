@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { test } from "node:test";
+import fc from "fast-check";
 import { assertContractError } from "./assertContractError.js";
 import type { Operation } from "./Commit.js";
+import { canonicalize } from "./canonicalJson.js";
 import {
   commitCanonicalText,
   commitPayload,
@@ -71,4 +73,53 @@ test("signCommit signs the 32 raw hash bytes; verification is strict", async () 
     "hex_wrong_length",
   );
   await assert.rejects(verifyCommitSignatureAsync(hash, publicKey, "zz"), { code: "INVALID_REQUEST" });
+});
+
+/** The text a function returns, or the code and details of what it throws. */
+function outcome(f: () => string): unknown {
+  try {
+    return { text: f() };
+  } catch (err) {
+    const e = err as { code?: string; details?: unknown };
+    return { code: e.code, details: e.details };
+  }
+}
+
+test("the directly written commit text is the JCS text of the payload (or the same refusal), for any operations", () => {
+  const op = fc.record(
+    {
+      method: fc.constantFrom("post", "action", "genesis", "send", "rule", "a\u2028b", "é"),
+      path: fc.string(),
+      value: fc.jsonValue({ maxDepth: 4 }),
+    },
+    { requiredKeys: ["method"] },
+  );
+  fc.assert(
+    fc.property(
+      fc.string(),
+      fc.option(fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 })),
+      fc.array(op),
+      (id, parent, ops) => {
+        const data = ops as Operation[];
+        assert.deepEqual(
+          outcome(() => commitCanonicalText(id, parent, data)),
+          outcome(() => canonicalize(commitPayload(id, parent, data))),
+        );
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+test("a value the JCS walk refuses is refused with the pointer into the whole payload", () => {
+  const deep = JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`);
+  assertContractError(
+    () => commitCanonicalText("c_x", null, [{ method: "post", path: "/a.json", value: deep }]),
+    "INVALID_REQUEST",
+    "json_too_deep",
+  );
+  assert.throws(
+    () => commitCanonicalText("c_x", null, [{ method: "post", path: "/a.text", value: "\ud800" }]),
+    (err: { details?: { pointer?: string } }) => err.details?.pointer === "/data/0/value",
+  );
 });
