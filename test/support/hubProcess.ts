@@ -38,10 +38,14 @@ export interface HubProcess {
  * Starts a hub on `store` — a SQLite data directory, or `{databaseUrl}` — with REST and
  * JSON-RPC on free ports and no rate limit, and waits until `/health` answers.
  */
-export async function startHub(store: string | { databaseUrl: string }, extraArgs: string[] = []): Promise<HubProcess> {
+export async function startHub(
+  store: string | { databaseUrl: string },
+  extraArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<HubProcess> {
   const started = performance.now();
   const storeArgs = typeof store === "string" ? ["--data-dir", store] : ["--database-url", store.databaseUrl];
-  const hub = await spawnHub(["--port", "0", "--rpc-port", "0", "--rate-limit", "0", ...storeArgs, ...extraArgs]);
+  const hub = await spawnHub(["--port", "0", "--rpc-port", "0", "--rate-limit", "0", ...storeArgs, ...extraArgs], env);
   await untilHealthy(hub.url);
   return {
     ...hub,
@@ -56,14 +60,15 @@ export function startHubProcess(databaseUrl: string): Promise<HubProcess> {
 }
 
 /**
- * Runs `contract-hub start` with `args`; resolves once it printed its addresses (`rpcUrl` is
- * set when it serves JSON-RPC) and its WASM line, which follows them.
+ * Runs `contract-hub start` with `args` (and `env` added to this process's environment);
+ * resolves once it printed its addresses (`rpcUrl` is set when it serves JSON-RPC) and its
+ * WASM line, which follows them.
  */
-export function spawnHub(args: string[]): Promise<HubProcess> {
+export function spawnHub(args: string[], env: Record<string, string> = {}): Promise<HubProcess> {
   const started = performance.now();
   const child = spawn(process.execPath, [BIN, "start", ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, HUB_LOG_LEVEL: "warn" },
+    env: { ...process.env, HUB_LOG_LEVEL: "warn", ...env },
   });
   running.add(child);
   const exited = new Promise<number | null>((resolve) =>
