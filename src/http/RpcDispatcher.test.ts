@@ -195,6 +195,7 @@ test("the method table covers PROTOCOL.md §8", () => {
     "listTemplates",
     "getTemplate",
     "getAssets",
+    "listIncomingSends",
     "register",
     "grant",
   ]) {
