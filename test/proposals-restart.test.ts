@@ -8,7 +8,7 @@ import { openSqliteHub } from "./support/openSqliteHub.js";
 import { actionOp, createTreasury } from "./support/treasury.js";
 
 describe("proposals on SQLite", () => {
-  it("decides on the proposal as it is under the lock: two concurrent signs of a 2-of-2 append once, both answered committed", async () => {
+  it("decides on the proposal as it is under the lock: two concurrent signs of a 2-of-2 append once, neither answered 409", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hub-proposals-"));
     const hub = await openSqliteHub({ dataDir: dir });
     try {
@@ -28,16 +28,18 @@ describe("proposals on SQLite", () => {
                 hub.signProposal(t.signers[i]!.caller, t.id, c.hash, { signatures: t.signature(i, c.hash) }),
               );
         const answers = await Promise.all(signs);
-        assert.deepEqual(
-          answers.map((a) => a.proposal.status),
-          ["committed", "committed"],
-          `round ${round}`,
-        );
+        // Round 0: both uploads carry the completing signature, so both see it committed. Round 1:
+        // a signer decided before the other's signature was stored sees it open, missing that one.
+        const statuses = answers.map((a) => a.proposal.status);
+        if (round === 0) assert.deepEqual(statuses, ["committed", "committed"]);
+        else
+          assert.ok(
+            statuses.includes("committed") && statuses.every((x) => x === "committed" || x === "open"),
+            String(statuses),
+          );
         assert.equal(answers.filter((a) => a.commit !== undefined).length, 1, "one answer carries the append");
-        assert.deepEqual(
-          answers.map((a) => a.proposal.commit_index),
-          [1, 1],
-        );
+        for (const a of answers.filter((x) => x.proposal.status === "committed"))
+          assert.equal(a.proposal.commit_index, 1);
         const log = await hub.getLog(t.signers[0]!.caller, t.id, {});
         assert.deepEqual(
           log.commits.map((e) => e.hash),
