@@ -130,6 +130,8 @@ function restCall(c: HubClient, method: string, p: Record<string, unknown>): Pro
       return c.signProposal(id, p.hash as string, p.signatures as Record<string, string>);
     case "withdrawProposal":
       return c.withdrawProposal(id, p.hash as string);
+    case "listIncomingSends":
+      return c.listIncomingSends(id, p as { pending?: boolean; limit?: number; offset?: number });
     case "grant":
       return c.grant(id, p.identity as string, p.role as "reader");
     default:

@@ -109,6 +109,7 @@ const MATRIX: Record<string, Entry> = {
     request: (c) => ({ url: `/contracts/${c.contract}/grant`, body: { identity: grantee.key, role: "reader" } }),
   },
   "GET /contracts/:id/assets": { rule: read(200), request: (c) => ({ url: `/contracts/${c.contract}/assets` }) },
+  "GET /contracts/:id/incoming": { rule: read(200), request: (c) => ({ url: `/contracts/${c.contract}/incoming` }) },
   // These contracts have no model, so every proposal validates in full and is appended at once.
   "POST /contracts/:id/proposals": {
     rule: write(201),

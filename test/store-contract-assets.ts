@@ -93,6 +93,59 @@ export function assetCases(fresh: () => Promise<Store>): void {
     assert.equal(await store.getSend(a[1]!.hash), null);
   });
 
+  it("lists a contract's incoming SENDs oldest first, paged, with their receipts and the pending filter", async () => {
+    const store = await fresh();
+    const { a, b, send } = await issueAndSend(store);
+    // A second SEND of 5 to b, then b receives the first.
+    const [second] = testChain("a", 1, a[2]!.hash, 3);
+    await store.appendCommits("a", a[2]!.hash, [second!], {
+      assetEffects: [
+        { kind: "send", commitHash: second!.hash, from: "a", to: "b", issuer: "a", assetId: "tok", amount: 5 },
+      ],
+    });
+    const [recv] = testChain("b", 1, b[0]!.hash, 1);
+    await store.appendCommits("b", b[0]!.hash, [recv!], {
+      assetEffects: [{ kind: "recv", sendCommitHash: send, recvCommitHash: recv!.hash, contractId: "b" }],
+    });
+    const all = await store.listIncomingSends("b", { pending: false, limit: 10, offset: 0 });
+    assert.equal(all.total, 2);
+    const leafA2 = (await store.findLeaf(send))!.leafIndex;
+    const leafSecond = (await store.findLeaf(second!.hash))!.leafIndex;
+    assert.deepEqual(all.sends, [
+      {
+        commitHash: send,
+        from: "a",
+        to: "b",
+        issuer: "a",
+        assetId: "tok",
+        amount: 30,
+        receivedBy: recv!.hash,
+        timestamp: a[2]!.timestamp,
+        leafIndex: leafA2,
+      },
+      {
+        commitHash: second!.hash,
+        from: "a",
+        to: "b",
+        issuer: "a",
+        assetId: "tok",
+        amount: 5,
+        receivedBy: null,
+        timestamp: second!.timestamp,
+        leafIndex: leafSecond,
+      },
+    ]);
+    const pending = await store.listIncomingSends("b", { pending: true, limit: 10, offset: 0 });
+    assert.deepEqual([pending.total, pending.sends.map((s) => s.commitHash)], [1, [second!.hash]]);
+    const page = await store.listIncomingSends("b", { pending: false, limit: 1, offset: 1 });
+    assert.deepEqual([page.total, page.sends.map((s) => s.commitHash)], [2, [second!.hash]]);
+    // Sends from a contract are not incoming to it.
+    assert.deepEqual(await store.listIncomingSends("a", { pending: false, limit: 10, offset: 0 }), {
+      sends: [],
+      total: 0,
+    });
+  });
+
   it("rejects effects the constraints forbid, with the engine's codes, storing nothing", async () => {
     const store = await fresh();
     const { a, b, send } = await issueAndSend(store);

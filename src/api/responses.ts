@@ -91,3 +91,30 @@ export interface ProposalView {
   expires_at: number;
   commit_index?: number;
 }
+
+/** One SEND addressed to a contract (`GET /contracts/:id/incoming`). */
+export interface IncomingSend {
+  /** The SEND commit's hash: what a RECV names as `send_commit_id`. */
+  send_commit_id: string;
+  /** The sending contract. */
+  from_contract: string;
+  asset_id: string;
+  /** The asset's issuing contract. */
+  issuer: string;
+  amount: number;
+  /** The SEND commit's receipt time, integer seconds. */
+  timestamp: number;
+  /** The SEND commit's leaf in the hub's Merkle tree. */
+  leaf_index: number;
+  received: boolean;
+  /** The RECV commit that received it, or null. */
+  recv_commit_id: string | null;
+}
+
+/** `GET /contracts/:id/incoming` and JSON-RPC `listIncomingSends`. */
+export interface IncomingSendsResult {
+  contract_id: string;
+  sends: IncomingSend[];
+  /** SENDs matching the filter, over every page. */
+  total: number;
+}

@@ -137,6 +137,27 @@ const LogEntry = Type.Object({
   leaf_index: Type.Optional(Type.Integer()),
 });
 
+/** `GET /contracts/:id/incoming`: `pending=true` keeps the SENDs not yet received. */
+export const IncomingQuery = Type.Object({
+  pending: Type.Optional(
+    Type.Union([Type.Boolean(), Type.Literal("true"), Type.Literal("false")], {
+      description: "true: only the SENDs not yet received (default false: all)",
+    }),
+  ),
+  ...PageQuery.properties,
+});
+const IncomingSend = Type.Object({
+  send_commit_id: Type.String(),
+  from_contract: Type.String(),
+  asset_id: Type.String(),
+  issuer: Type.String(),
+  amount: Type.Integer(),
+  timestamp: Type.Integer(),
+  leaf_index: Type.Integer(),
+  received: Type.Boolean(),
+  recv_commit_id: Type.Union([Type.String(), Type.Null()]),
+});
+
 /** Proposals: a commit assembled on the hub while its signers add their signatures. */
 export const ProposalQuery = Type.Object({
   status: Type.Optional(Type.String({ description: "open (default), committed, stale, withdrawn or expired" })),
@@ -227,6 +248,7 @@ export const Responses = {
   revoked: Type.Object({ access_key: Type.String(), revoked_at: Type.Integer() }),
   granted: Type.Object({ contract_id: Type.String(), identity: Type.String(), role: Type.String() }),
   any: Type.Unknown(),
+  incoming: Type.Object({ contract_id: Type.String(), sends: Type.Array(IncomingSend), total: Type.Integer() }),
   proposal: Type.Object({ proposal: Proposal, commit: Type.Optional(Type.Unknown()) }),
   proposals: Type.Object({ proposals: Type.Array(Proposal) }),
 };

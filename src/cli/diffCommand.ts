@@ -2,6 +2,7 @@ import type { HubClient } from "../client/HubClient.js";
 import type { LogEntry } from "../contract/Commit.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { logLine } from "./logCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
@@ -38,7 +39,7 @@ export function diffCommand(opts: HubFlags, io: Io): Promise<number> {
       remote_only: remote.filter((e) => !localHashes.has(e.hash)),
     };
     report(cli, doc, () => [
-      `Common base ${origin.head.slice(0, 12)} (index ${origin.length - 1})`,
+      `Common base ${shortHash(origin.head)} (index ${origin.length - 1})`,
       `Only here (${doc.local_only.length}):`,
       ...doc.local_only.map((e) => `  ${logLine(e)}`),
       `Only on the hub (${doc.remote_only.length}):`,

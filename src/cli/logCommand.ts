@@ -1,6 +1,7 @@
 import type { LogEntry } from "../contract/Commit.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
@@ -17,7 +18,7 @@ export function logLine(e: LogEntry, note = "", nameOf: (signer: string) => stri
   const labels = e.action_labels?.length ? ` [${e.action_labels.join(" ")}]` : "";
   const signers = e.signers.length > 0 ? e.signers : e.signer ? [e.signer] : [];
   const by = signers.length > 0 ? ` by ${signers.map((s) => nameOf(s) ?? `${s.slice(0, 20)}…`).join(", ")}` : "";
-  return `${String(e.index).padStart(4)} ${e.hash.slice(0, 12)} ${what}${labels}${by}${note}`;
+  return `${String(e.index).padStart(4)} ${shortHash(e.hash)} ${what}${labels}${by}${note}`;
 }
 
 function short(v: unknown): string {

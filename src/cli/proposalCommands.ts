@@ -12,6 +12,7 @@ import { signCommit } from "../contract/commitHash.js";
 import { buildCommit, stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { type CommitCommandFlags, operationsOf } from "./commitCommand.js";
+import { hashRef, shortHash, uniqueByPrefix } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { KeyStore, type StoredKey } from "./KeyStore.js";
 import { proposalLines } from "./proposalText.js";
@@ -62,7 +63,7 @@ export function proposeCommand(
       ...proposalLines(answer.proposal, stateView(state)),
       answer.proposal.status === "committed"
         ? `Complete already: appended at index ${answer.commit?.index ?? answer.proposal.commit_index}, and pulled`
-        : `The others sign it with: contract-hub sign ${answer.proposal.hash.slice(0, 12)}`,
+        : `The others sign it with: contract-hub sign ${shortHash(answer.proposal.hash)}`,
     ]);
     return undefined;
   });
@@ -136,21 +137,17 @@ export function withdrawCommand(ref: string, opts: HubFlags, io: Io): Promise<nu
   });
 }
 
-/** The proposal a full hash or a unique prefix of an open proposal's hash names. */
+/** The proposal a full hash, or a unique prefix of an open proposal's hash, names (the shared rule of hashPrefix.ts). */
 async function findProposal(client: HubClient, id: string, ref: string): Promise<ProposalView> {
-  if (!/^[0-9a-f]{1,64}$/.test(ref))
-    throw new UsageError(`${JSON.stringify(ref)} is not a proposal hash or hash prefix`);
-  if (ref.length === 64) return (await client.getProposal(id, ref)).proposal;
+  const hash = hashRef(ref, "hash");
+  if (hash.length === 64) return (await client.getProposal(id, hash)).proposal;
   const { proposals } = await client.listProposals(id, { status: "open", limit: 1000 });
-  const matches = proposals.filter((p) => p.hash.startsWith(ref));
-  if (matches.length === 1) return matches[0]!;
-  if (matches.length === 0)
-    throw new ContractError("NOT_FOUND", `No open proposal of ${id} starts with ${ref}`, {
-      reason: "proposal_not_found",
-    });
-  throw new UsageError(
-    `${ref} is ambiguous: ${matches.map((p) => p.hash.slice(0, 16)).join(", ")}; give more characters`,
-  );
+  return uniqueByPrefix(hash, proposals, {
+    hashOf: (p) => p.hash,
+    what: `open proposals of ${id}`,
+    notFoundReason: "proposal_not_found",
+    describe: (p) => `proposed by ${p.proposer.slice(0, 20)}…`,
+  });
 }
 
 /** The `head.signatures` key for `key`: a wanted state path holding it, else any `.id` path holding it, else its identity. */

@@ -2,6 +2,7 @@ import { stateView } from "../contract/engine.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import { count } from "./count.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
@@ -35,7 +36,7 @@ export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
       const lines = [
         outcome.pulled.length === 0
           ? "Already up to date"
-          : `Pulled ${count(outcome.pulled.length, "commit")}; head ${outcome.head.slice(0, 12)}`,
+          : `Pulled ${count(outcome.pulled.length, "commit")}; head ${shortHash(outcome.head)}`,
         `State ${doc.state.current_state || "(no model)"}`,
       ];
       if (outcome.ahead > 0) lines.push(`${count(outcome.ahead, "local commit")} not pushed`);

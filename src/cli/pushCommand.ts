@@ -4,6 +4,7 @@ import { stateView } from "../contract/engine.js";
 import { toWireCommit } from "../contract/StoredCommit.js";
 import { type Cli, progressBar, report, runCommand } from "./cliContext.js";
 import { count } from "./count.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
@@ -67,7 +68,7 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
     report(
       cli,
       doc,
-      () => `Pushed ${count(result.pushed, "commit")} to ${client.url}; head ${outcome.head.slice(0, 12)}`,
+      () => `Pushed ${count(result.pushed, "commit")} to ${client.url}; head ${shortHash(outcome.head)}`,
     );
     return undefined;
   });

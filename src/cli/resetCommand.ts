@@ -5,6 +5,7 @@ import { stateView } from "../contract/engine.js";
 import { type StoredCommit, toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { count } from "./count.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { logLine } from "./logCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
@@ -53,7 +54,7 @@ export function resetCommand(
     const doc = { contract_id: wc.config.contract_id, dropped, rebuilt: false, pulled, head: state.head, state: view };
     report(cli, doc, () => [
       `Dropped ${count(dropped.length, "local commit")}${dropped.map((e) => `\n${logLine(e)}`).join("")}`,
-      `Pulled ${count(pulled, "commit")}; head ${state.head.slice(0, 12)}, state ${view.current_state || "(no model)"}`,
+      `Pulled ${count(pulled, "commit")}; head ${shortHash(state.head)}, state ${view.current_state || "(no model)"}`,
     ]);
     return undefined;
   });
@@ -71,7 +72,7 @@ async function rebuild(cli: Cli, wc: WorkingCopy, opts: HubFlags): Promise<undef
   const doc = { contract_id: id, dropped: [], rebuilt: true, pulled: log.length, head: state.head, state: view };
   report(cli, doc, () => [
     `The local log was damaged: replaced its ${count(replaced, "file")} with the hub's ${count(log.length, "commit")}, verified`,
-    `Head ${state.head.slice(0, 12)}, state ${view.current_state || "(no model)"}`,
+    `Head ${shortHash(state.head)}, state ${view.current_state || "(no model)"}`,
   ]);
   return undefined;
 }

@@ -26,7 +26,7 @@ function commitOptions(cmd: Command): Command {
     .option("--json", "print one JSON document");
 }
 
-/** Registers keygen, keys, register, init, clone, commit, send, recv, create, status, log, diff, push, pull, reset, verify, grant. */
+/** Registers keygen, keys, register, init, clone, commit, send, recv, create, status, log, diff, push, pull, balances, incoming, reset, verify, grant. */
 export function registerWorkingCopyCommands(program: Command, io: Io, setExit: SetExit): void {
   registerPredicateCommands(program, io, setExit);
   program
@@ -91,7 +91,11 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .option("--amount <n>", "amount"),
   ).action(async (opts) => setExit(await (await import("./sendCommand.js")).sendCommand(opts, io)));
   commitOptions(
-    program.command("recv").description("Commit a RECV of a SEND").option("--send <hash>", "the SEND commit"),
+    program
+      .command("recv")
+      .description("Commit a RECV of a SEND made to this contract")
+      .option("--send <hash>", "the SEND commit: its hash or a unique prefix (7+ characters), as incoming prints it")
+      .option("--hub <url>", "hub asked to resolve a prefix (default: the working copy's hub, then HUB_URL)"),
   ).action(async (opts) => setExit(await (await import("./recvCommand.js")).recvCommand(opts, io)));
   commitOptions(
     program
@@ -129,6 +133,12 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .command("balances")
       .description("What this contract holds (the hub's books) and what unpushed commits change"),
   ).action(async (opts) => setExit(await (await import("./balancesCommand.js")).balancesCommand(opts, io)));
+  hubOptions(
+    program
+      .command("incoming")
+      .description("SENDs to this contract waiting to be received (short hashes for recv --send)")
+      .option("--all", "also the SENDs received already, with the RECV that took each"),
+  ).action(async (opts) => setExit(await (await import("./incomingCommand.js")).incomingCommand(opts, io)));
   hubOptions(
     program
       .command("reset [target]")

@@ -6,7 +6,7 @@
  * ContractError with the hub's code and details, exactly as the hub raised them.
  */
 
-import type { ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type { IncomingSendsResult, ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
 import type { CreateContractBody, GrantBody, PageQuery, PullQuery, SubmitCommitBody } from "../api/schemas.js";
 import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
@@ -120,6 +120,20 @@ export class HubClient {
   /** `GET /contracts/:id/assets`. */
   getAssets(id: string): Promise<unknown> {
     return this.get(`/contracts/${enc(id)}/assets`);
+  }
+  /**
+   * `GET /contracts/:id/incoming`: the SENDs addressed to the contract, oldest first, with
+   * their receipts; `pending: true` keeps the ones not yet received.
+   */
+  listIncomingSends(
+    id: string,
+    q: { pending?: boolean; limit?: number; offset?: number } = {},
+  ): Promise<IncomingSendsResult> {
+    const { pending, ...page } = q;
+    return this.get(`/contracts/${enc(id)}/incoming`, {
+      ...page,
+      ...(pending !== undefined ? { pending: String(pending) } : {}),
+    });
   }
   /** `POST /contracts/synthesize`. */
   synthesize(description: string, patternHint?: string): Promise<unknown> {

@@ -4,6 +4,8 @@
  */
 export type {
   CommitEvent,
+  IncomingSend,
+  IncomingSendsResult,
   MissingSignature,
   ProposalView,
   PullResult,

@@ -195,6 +195,7 @@ test("the method table covers docs/api.md", () => {
     "listTemplates",
     "getTemplate",
     "getAssets",
+    "listIncomingSends",
     "register",
     "grant",
   ]) {

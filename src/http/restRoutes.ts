@@ -248,6 +248,14 @@ export const REST_ROUTES: readonly RestRoute[] = [
   }),
   route({
     method: "GET",
+    url: "/contracts/:id/incoming",
+    summary: "SENDs addressed to the contract, oldest first, with their receipts (pending=true: not yet received)",
+    auth: "optional",
+    schema: { params: S.IdParams, querystring: S.IncomingQuery, response: S.Responses.incoming },
+    run: ({ hub, caller, params, query }) => hub.listIncomingSends(caller, params.id, query),
+  }),
+  route({
+    method: "GET",
     url: "/templates",
     summary: "Template catalogue (without model and rules)",
     auth: "none",

@@ -119,6 +119,10 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     run: ({ hub }, p) => hub.getTemplate(p.id),
   }),
   getAssets: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, p.contract_id) }),
+  listIncomingSends: rpcMethod({
+    params: Type.Object({ contract_id: S.ContractId, ...S.IncomingQuery.properties }),
+    run: ({ hub, caller }, { contract_id, ...q }) => hub.listIncomingSends(caller, contract_id, q),
+  }),
   getCheckpoint: rpcMethod({ params: None, run: ({ hub }) => hub.getCheckpoint() }),
   getCheckpointKey: rpcMethod({ params: None, run: ({ hub }) => hub.getCheckpointKey() }),
   getInclusionProof: rpcMethod({

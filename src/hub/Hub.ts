@@ -28,6 +28,7 @@ import { CosignedCheckpoints, type WitnessPolicy } from "./CosignedCheckpoints.j
 
 export type { CheckpointWitness, WitnessPolicy } from "./CosignedCheckpoints.js";
 
+import { listIncomingSends } from "./assets/listIncomingSends.js";
 import { createContract } from "./createContract.js";
 import { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
@@ -252,6 +253,10 @@ export class Hub implements HubApi {
       })),
       balances: balances.map((b) => ({ asset_id: b.assetId, issuer: b.issuer, amount: b.amount })),
     };
+  }
+
+  listIncomingSends(caller: Caller, id: string, q: { pending?: unknown; limit?: unknown; offset?: unknown }) {
+    return listIncomingSends(this.ctx, caller, id, q);
   }
 
   // ---- log and commits ----------------------------------------------------------------

@@ -10,6 +10,7 @@ import type {
   CommitEvent,
   ConsistencyProofResult,
   InclusionProofResult,
+  IncomingSendsResult,
   ProposalView,
   PullResult,
   StateView,
@@ -102,6 +103,15 @@ export interface HubApi extends ProposalApi {
   onAccessChange(listener: (contractId: string, identity: string) => void): () => void;
   /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
   getAssets(caller: Caller, id: string): Promise<unknown>;
+  /**
+   * `GET /contracts/:id/incoming`: the SENDs addressed to the contract, oldest first, with their
+   * receipts; `pending` (true or "true") keeps the ones not yet received.
+   */
+  listIncomingSends(
+    caller: Caller,
+    id: string,
+    q: { pending?: unknown; limit?: unknown; offset?: unknown },
+  ): Promise<IncomingSendsResult>;
   /** UNAVAILABLE when the hub was built without synthesis. */
   synthesize(caller: Caller, body: SynthesizeBody): Promise<unknown>;
   /** UNAVAILABLE when the hub was built without a template catalogue. */

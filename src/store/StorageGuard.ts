@@ -39,6 +39,7 @@ const BY_CONTRACT = new Set([
   "getGrant",
   "listGrants",
   "getAssets",
+  "listIncomingSends",
 ]);
 const GUARDED = new Set([
   ...BY_CONTRACT,

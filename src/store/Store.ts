@@ -128,6 +128,14 @@ export interface SendRecord {
   receivedBy: string | null;
 }
 
+/** A SEND as its recipient lists it: the record plus where and when the hub accepted the SEND commit. */
+export interface IncomingSendRecord extends SendRecord {
+  /** The SEND commit's receipt time, integer seconds. */
+  timestamp: number;
+  /** The SEND commit's leaf in the hub's Merkle tree. */
+  leafIndex: number;
+}
+
 /**
  * A persisted snapshot of a contract's state after its first `length` commits (docs/storage.md):
  * `state` is the text hub/stateSnapshot.ts writes, `format` its version, `digest` the
@@ -223,6 +231,14 @@ export interface Store {
   getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }>;
   /** A SEND by commit hash, or null. */
   getSend(commitHash: string): Promise<SendRecord | null>;
+  /**
+   * The SENDs addressed to `contractId` (only those not yet received when `pending`), in the
+   * order the hub accepted them (oldest first, by leaf), a page at a time, with how many match.
+   */
+  listIncomingSends(
+    contractId: string,
+    q: { pending: boolean; limit: number; offset: number },
+  ): Promise<{ sends: IncomingSendRecord[]; total: number }>;
 
   /** Leaves in the hub's Merkle tree: every commit acknowledged so far (docs/transparency.md). */
   treeSize(): Promise<number>;

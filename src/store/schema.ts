@@ -192,6 +192,12 @@ const WIRE_AND_SNAPSHOTS: readonly string[] = [
 ];
 
 /**
+ * The index behind a contract's incoming SENDs (`GET /contracts/:id/incoming`): without it,
+ * listing what was sent to one contract scans every send of the hub.
+ */
+const SENDS_BY_RECIPIENT: readonly string[] = ["CREATE INDEX IF NOT EXISTS sends_by_recipient ON sends (to_contract)"];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index and add the
  * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`).
  */
@@ -206,5 +212,6 @@ export function schemaMigrations(
     { version: 3, statements: [addLeafIndex, ...TLOG] },
     { version: 4, statements: [...PROPOSALS] },
     { version: 5, statements: [addWire, ...WIRE_AND_SNAPSHOTS] },
+    { version: 6, statements: [...SENDS_BY_RECIPIENT] },
   ];
 }

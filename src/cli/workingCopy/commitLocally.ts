@@ -10,6 +10,7 @@ import { type StateView, stateView } from "../../contract/engine.js";
 import { actionLabelsOf, type StoredCommit } from "../../contract/StoredCommit.js";
 import { type Cli, report, UsageError } from "../cliContext.js";
 import { diagnose, withDiagnosis } from "../explainRefusal.js";
+import { shortHash } from "../hashPrefix.js";
 import { KeyStore } from "../KeyStore.js";
 import { clientFor, readingKey, writingKey } from "./hubAccess.js";
 import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
@@ -80,7 +81,7 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
     state: stateView(state),
   };
   report(cli, result, () => [
-    `Committed ${stored.hash.slice(0, 12)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
+    `Committed ${shortHash(stored.hash)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
     `State ${result.state.current_state || "(no model)"}; next: ${
       result.state.valid_actions
         .map(

@@ -51,16 +51,21 @@ export async function signProposal(
   }
   // Stored first, atomically with other signers' additions, so whichever signer stores last
   // sees every signature and completes the commit, on whichever hub instance it arrives.
-  const merged = await hub.store.addProposalSignatures(id, hash, added);
-  if (merged === null) throw proposalNotFound(id, hash);
+  if ((await hub.store.addProposalSignatures(id, hash, added)) === null) throw proposalNotFound(id, hash);
   return hub.locks.run(id, async () => {
     const { state: now } = await hub.access(caller, id, "read");
-    const answer = await settledAnswer(hub, merged, now);
+    // Read again under the lock and with the state: a signer that held the lock before this one
+    // may have completed the proposal (it is committed, and the head has moved past its parent,
+    // so the copy read before the lock would look stale) or added signatures. Deciding on that
+    // earlier copy answered such a signer 409 instead of the committed proposal.
+    const fresh = await hub.store.getProposal(id, hash);
+    if (fresh === null) throw proposalNotFound(id, hash);
+    const answer = await settledAnswer(hub, fresh, now);
     if (answer !== null) return answer;
     try {
       // Every stored signature was verified on arrival against this state (its parent is the head).
-      const keys = [...new Set(Object.keys(merged.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
-      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(merged), undefined, keys);
+      const keys = [...new Set(Object.keys(fresh.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
+      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(fresh), undefined, keys);
       const current = (await hub.store.getProposal(id, hash))!;
       const proposal = await proposalView(
         current,

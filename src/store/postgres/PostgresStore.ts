@@ -12,6 +12,7 @@ import type {
   BalanceRecord,
   ContractRecord,
   GrantRole,
+  IncomingSendRecord,
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
@@ -405,6 +406,29 @@ export class PostgresStore implements Store {
       [commitHash],
     );
     return row ?? null;
+  }
+
+  async listIncomingSends(
+    contractId: string,
+    q: { pending: boolean; limit: number; offset: number },
+  ): Promise<{ sends: IncomingSendRecord[]; total: number }> {
+    const pending = q.pending ? " AND r.send_commit_hash IS NULL" : "";
+    const [count] = await this.rows<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+        WHERE s.to_contract = $1${pending}`,
+      [contractId],
+    );
+    const sends = await this.rows<IncomingSendRecord>(
+      `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+              s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
+              c.timestamp, c.leaf_index AS "leafIndex"
+         FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+         LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+        WHERE s.to_contract = $1${pending}
+        ORDER BY c.leaf_index, s.commit_hash LIMIT $2 OFFSET $3`,
+      [contractId, q.limit, q.offset],
+    );
+    return { sends, total: count?.n ?? 0 };
   }
 
   async saveProposal(

@@ -148,6 +148,24 @@ describe("SqliteStore", () => {
     await reopened.close();
   });
 
+  it("migration 6 indexes sends by recipient, so listing a contract's incoming SENDs does not scan them all", async () => {
+    const dir = tempDir();
+    await (await SqliteStore.open({ dataDir: dir })).close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec("DROP INDEX sends_by_recipient; DELETE FROM schema_version WHERE version >= 6");
+    db.close();
+    await (await SqliteStore.open({ dataDir: dir })).close();
+    const db2 = new Database(join(dir, "hub.sqlite"), { readonly: true });
+    const plan = db2.prepare("EXPLAIN QUERY PLAN SELECT commit_hash FROM sends WHERE to_contract = ?").all("b") as {
+      detail: string;
+    }[];
+    db2.close();
+    assert.ok(
+      plan.some((p) => p.detail.includes("sends_by_recipient")),
+      JSON.stringify(plan),
+    );
+  });
+
   it("serves a row lacking wire bytes (written by an older instance) from its JSON columns", async () => {
     const dir = tempDir();
     const store = await SqliteStore.open({ dataDir: dir });

@@ -12,6 +12,7 @@ import type {
   BalanceRecord,
   ContractRecord,
   GrantRole,
+  IncomingSendRecord,
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
@@ -261,6 +262,30 @@ export class SqliteStore implements Store {
          FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash WHERE s.commit_hash = ?`,
     ).get(commitHash) as SendRecord | undefined;
     return row ?? null;
+  }
+
+  async listIncomingSends(
+    contractId: string,
+    q: { pending: boolean; limit: number; offset: number },
+  ): Promise<{ sends: IncomingSendRecord[]; total: number }> {
+    const pending = q.pending ? " AND r.send_commit_hash IS NULL" : "";
+    const params = { contractId, limit: q.limit, offset: q.offset };
+    const total = (
+      this.sql(
+        `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+          WHERE s.to_contract = @contractId${pending}`,
+      ).get(params) as { n: number }
+    ).n;
+    const sends = this.sql(
+      `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+              s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
+              c.timestamp, c.leaf_index AS leafIndex
+         FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+         LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+        WHERE s.to_contract = @contractId${pending}
+        ORDER BY c.leaf_index, s.commit_hash LIMIT @limit OFFSET @offset`,
+    ).all(params) as IncomingSendRecord[];
+    return { sends, total };
   }
 
   async treeSize(): Promise<number> {
