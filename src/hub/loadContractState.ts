@@ -16,6 +16,7 @@ export function replayStored(store: Store, record: ContractRecord, settings: Eng
     wasm: settings.wasm ?? null,
     ...(settings.limits ? { limits: settings.limits } : {}),
     ...(settings.checkRules ? { checkRules: settings.checkRules } : {}),
+    ...(settings.compileModel ? { compileModel: settings.compileModel } : {}),
     ...(settings.tick ? { tick: settings.tick } : {}),
     readLog: () => store.readCommits(id, 0, length),
   });
