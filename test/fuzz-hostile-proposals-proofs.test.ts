@@ -23,7 +23,7 @@ import { ERROR_TABLE } from "../src/http/errorTable.js";
 import type { ProposalStatus } from "../src/store/ProposalRecord.js";
 import { type Principal, type TestApp, testApp } from "./support/testApps.js";
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const LIMITS = { bodyBytes: 64 * 1024, pushBodyBytes: 256 * 1024 };
 const CODES = new Set(Object.keys(ERROR_TABLE));

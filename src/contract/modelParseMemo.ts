@@ -12,19 +12,32 @@ import { runSteps, runStepsAsync, type Steps } from "../lang/Steps.js";
 /** Texts at least this long (in characters) are remembered. */
 export const MEMO_MIN_CHARS = 16 * 1024;
 const KEPT = 4;
-/** Keyed by the text itself: a Map compares strings by content, and V8 caches a string's hash. */
-const memo = new Map<string, ModelDecl | ParseError>();
+/**
+ * How long an outcome is kept: long enough for the request that parsed it (and a retry), not
+ * so long that the syntax trees of big texts (tens of MB for a 1 MiB model) stay for nothing.
+ */
+const KEPT_MS = 30_000;
+/** Keyed by the text itself: a Map compares strings by content. */
+const memo = new Map<string, { outcome: ModelDecl | ParseError; expiry: NodeJS.Timeout }>();
 
 function remember(text: string, outcome: ModelDecl | ParseError): void {
   if (text.length < MEMO_MIN_CHARS) return;
+  forget(text);
+  const expiry = setTimeout(() => forget(text), KEPT_MS).unref();
+  memo.set(text, { outcome, expiry });
+  if (memo.size > KEPT) forget(memo.keys().next().value!);
+}
+
+function forget(text: string): void {
+  const entry = memo.get(text);
+  if (entry === undefined) return;
+  clearTimeout(entry.expiry);
   memo.delete(text);
-  memo.set(text, outcome);
-  if (memo.size > KEPT) memo.delete(memo.keys().next().value!);
 }
 
 /** `parseModelSteps` through the memo: a remembered text costs no steps. */
 export function* parseModelMemoSteps(text: string): Steps<ModelDecl> {
-  const known = memo.get(text);
+  const known = memo.get(text)?.outcome;
   if (known instanceof ParseError) throw known;
   if (known !== undefined) return known;
   let decl: ModelDecl;

@@ -65,7 +65,7 @@ export async function loadFromSnapshot(
   if (snapshotDigest(snap.state) !== snap.digest) return null;
   let state: ContractState;
   try {
-    state = stateFromSnapshot(snap.state, settings.limits);
+    state = await stateFromSnapshot(snap.state, settings.limits, settings.compileModel);
   } catch {
     return null;
   }
