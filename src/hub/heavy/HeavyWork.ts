@@ -96,11 +96,13 @@ export class HeavyWork {
   /**
    * Parses the big model texts of `commits` (as received) in slices charged to `caller`, so
    * that the synchronous syntax checks of their shape, and the compile, find them parsed
-   * (modelParseMemo.ts) instead of spending hundreds of milliseconds in one go.
+   * (modelParseMemo.ts) instead of spending hundreds of milliseconds in one go. A text over
+   * 64 KiB is admitted by the caller's budget first, as its compile would be.
    */
   async preparse(caller: Caller | null, commits: readonly unknown[], limits: Limits = DEFAULT_LIMITS): Promise<void> {
     const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
     if (texts.length === 0) return;
+    if (texts.some((t) => t.length > BIG_MODEL)) this.admit(caller);
     const slice = this.slice(caller);
     try {
       for (const text of texts) await parseModelSliced(text, slice.tick);
