@@ -18,6 +18,12 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
   assert.equal(loadStartConfig({}, {}).port, 8080);
   assert.equal(loadStartConfig({}, {}).snapshotEvery, 1000);
   assert.equal(loadStartConfig({}, { HUB_SNAPSHOT_EVERY: "0" }).snapshotEvery, 0);
+  const hostile = loadStartConfig({}, {});
+  assert.deepEqual([hostile.workBudget, hostile.anonymousSockets, hostile.checkBudget], [5000, 100, 100_000_000]);
+  assert.equal(loadStartConfig({ checkBudget: "5000" }, { HUB_CHECK_BUDGET: "7" }).checkBudget, 5000);
+  assert.equal(loadStartConfig({}, { HUB_CHECK_BUDGET: "7" }).checkBudget, 7);
+  assert.equal(loadStartConfig({}, { HUB_WORK_BUDGET: "0" }).workBudget, 0);
+  assert.equal(loadStartConfig({}, { HUB_ANONYMOUS_SOCKETS: "3" }).anonymousSockets, 3);
   for (const [flags, env] of [
     [{ port: "70000" }, {}],
     [{ port: "-1" }, {}],
@@ -25,6 +31,8 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
     [{ databaseUrl: "mysql://x" }, {}],
     [{ rateLimit: "1.5" }, {}],
     [{ snapshotEvery: "-5" }, {}],
+    [{ checkBudget: "0" }, {}],
+    [{}, { HUB_CHECK_BUDGET: "1e8" }],
   ] as const) {
     assert.throws(() => loadStartConfig(flags, env), ConfigError);
   }

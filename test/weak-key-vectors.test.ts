@@ -1,6 +1,6 @@
 /**
- * Weak-key vectors derived from the curve math (test/support/edwards25519.ts), standing in
- * for the public Wycheproof ed25519 vectors, which no npm package ships: every encoding of
+ * Weak-key vectors derived from the curve math (test/support/edwards25519.ts), covering what
+ * the public Wycheproof ed25519 vectors (test/wycheproof-ed25519.test.ts) do not: every encoding of
  * the eight small-order points (canonical, non-canonical y ≥ p, and the sign-bit variants),
  * every non-canonical encoding, off-curve encodings, mixed-order keys, non-canonical S and
  * non-canonical R. The hub's one check (assertStrongKey) and its verification must refuse

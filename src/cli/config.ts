@@ -28,6 +28,8 @@ export interface StartConfig {
   workBudget: number;
   /** Anonymous WebSocket connections per address; 0 = no cap. */
   anonymousSockets: number;
+  /** State visits one request's model checks may spend together (past it: 422 check_budget). */
+  checkBudget: number;
   /** Witnesses whose cosignatures checkpoints need (`--witness <verifier key>@<url>`). */
   witnesses: { key: WitnessKey; url: string }[];
   /** Cosignatures a checkpoint needs (`--witness-quorum`; default: every witness). */
@@ -54,6 +56,7 @@ export interface StartFlags {
   logOrigin?: string;
   workBudget?: string;
   anonymousSockets?: string;
+  checkBudget?: string;
   witness?: string[];
   witnessQuorum?: string;
   witnessInterval?: string;
@@ -80,6 +83,7 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   logOrigin: null,
   workBudget: 5_000,
   anonymousSockets: 100,
+  checkBudget: 100_000_000,
   witnesses: [],
   witnessQuorum: 0,
   witnessInterval: 1000,
@@ -107,6 +111,7 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   }
   const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
   const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
+  const checkBudget = pick(flags.checkBudget, "HUB_CHECK_BUDGET");
   const witnessSpecs = flags.witness ?? (env.HUB_WITNESSES ?? "").split(/\s+/).filter(Boolean);
   const witnesses = witnessSpecs.map(witnessSpec);
   const quorum = pick(flags.witnessQuorum, "HUB_WITNESS_QUORUM");
@@ -132,6 +137,9 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     anonymousSockets: anonymousSockets
       ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
       : DEFAULT_CONFIG.anonymousSockets,
+    checkBudget: checkBudget
+      ? integer(checkBudget, 1, Number.MAX_SAFE_INTEGER, "--check-budget")
+      : DEFAULT_CONFIG.checkBudget,
     witnesses,
     witnessQuorum: quorum ? integer(quorum, 1, witnesses.length, "--witness-quorum") : witnesses.length,
     witnessInterval: witnessInterval

@@ -45,6 +45,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--work-budget <ms>", "expensive work per identity or address, CPU-ms a minute, 0 = off (default 5000)")
     .option("--anonymous-sockets <n>", "anonymous WebSocket connections per address, 0 = no cap (default 100)")
     .option(
+      "--check-budget <visits>",
+      "state visits one request's model checks may spend together (env HUB_CHECK_BUDGET; default 100000000)",
+    )
+    .option(
       "--snapshot-every <n>",
       "store a contract's state snapshot every n commits, 0 = never (env HUB_SNAPSHOT_EVERY; default 1000)",
     )

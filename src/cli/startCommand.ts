@@ -6,6 +6,7 @@
 import pino from "pino";
 import { AccessRegistry } from "../auth/AccessRegistry.js";
 import { Authenticator } from "../auth/Authenticator.js";
+import { withLimits } from "../contract/limits.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
 import { createWasmRunner, disabledWasmRunner } from "../predicates/wasmRunner.js";
@@ -70,6 +71,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     synthesis: hubOperations(env),
     onError: (err) => logger.error({ err }, "subscription error"),
     workBudgetMs: config.workBudget,
+    limits: withLimits({ modelCheckBudget: config.checkBudget }),
     ...(config.witnesses.length > 0
       ? {
           witnesses: {

@@ -1,16 +1,34 @@
 import type { RuleDecl } from "../lang/ast.js";
 import { ModelError } from "../lang/checkErrors.js";
-import { compileModel } from "../lang/Lts.js";
-import { ParseError, parseModel, parseRule } from "../lang/parser.js";
+import { compileModelSteps } from "../lang/Lts.js";
+import { ParseError, parseRule } from "../lang/parser.js";
+import { runSteps, runStepsAsync, type Steps } from "../lang/Steps.js";
 import { ContractError } from "./ContractError.js";
 import type { GoverningModel, RuleRecord } from "./ContractState.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { parseModelMemoSteps } from "./modelParseMemo.js";
 
 /** Parses and compiles a contract's model text; errors are VALIDATION_FAILED (`model_invalid`) or 413 past the state limit. */
 export function compileGoverningModel(text: string, limits: Limits = DEFAULT_LIMITS): GoverningModel {
+  return runSteps(compileGoverningModelSteps(text, limits));
+}
+
+/**
+ * `compileGoverningModel` awaiting `tick` between pieces of the work: a model of 10^5
+ * transitions takes most of a second to compile, which a server must not spend in one go.
+ */
+export function compileGoverningModelSliced(
+  text: string,
+  limits: Limits,
+  tick: () => Promise<void> | void,
+): Promise<GoverningModel> {
+  return runStepsAsync(compileGoverningModelSteps(text, limits), tick);
+}
+
+function* compileGoverningModelSteps(text: string, limits: Limits): Steps<GoverningModel> {
   let lts: GoverningModel["lts"];
   try {
-    lts = compileModel(parseModel(text));
+    lts = yield* compileModelSteps(yield* parseModelMemoSteps(text));
   } catch (err) {
     if (err instanceof ParseError || err instanceof ModelError) {
       const where = err instanceof ParseError ? { line: err.line, column: err.column } : {};

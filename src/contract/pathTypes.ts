@@ -1,9 +1,10 @@
-import { ParseError, parseModel, parseRule } from "../lang/parser.js";
+import { ParseError, parseRule } from "../lang/parser.js";
 import { CONTRACT_ID_PATTERN, MODEL_PATH, type Operation } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { isLowerHex, typeName } from "./hex.js";
 import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { parseModelMemo } from "./modelParseMemo.js";
 import { assertStrongKey } from "./weakPublicKey.js";
 
 /** State path extensions of docs/api.md, in the order the reference lists them. */
@@ -153,7 +154,9 @@ export function checkModalityText(
     );
   }
   const errors: ParseError[] = [];
-  for (const parse of kind === "model" ? [parseModel] : kind === "rule" ? [parseRule] : [parseModel, parseRule]) {
+  // A big model text the hub parsed already (in slices, see modelParseMemo.ts) is a lookup here.
+  const parsers = kind === "model" ? [parseModelMemo] : kind === "rule" ? [parseRule] : [parseModelMemo, parseRule];
+  for (const parse of parsers) {
     try {
       parse(text);
       return;

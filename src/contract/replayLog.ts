@@ -19,6 +19,8 @@ export interface ReplayOptions {
   readLog?: () => AsyncIterable<StoredCommit> | Iterable<StoredCommit>;
   /** Runs the model checks (default: on this thread). */
   checkRules?: RuleChecker;
+  /** Compiles model texts (default: compileGoverningModel; the hub's compiles in slices). */
+  compileModel?: EngineContext["compileModel"];
   /** Called before each commit: a long replay yields here (and may be stopped by a throw). */
   tick?: () => Promise<void> | void;
   /** Sees the state after each commit (e.g. `verify` comparing a stored snapshot); must not change it. */
@@ -59,6 +61,7 @@ export async function replayLog(
       readLog: opts.readLog ?? (() => seen),
       ...(opts.limits ? { limits: opts.limits } : {}),
       ...(opts.checkRules ? { checkRules: opts.checkRules } : {}),
+      ...(opts.compileModel ? { compileModel: opts.compileModel } : {}),
       ...(opts.tick ? { tick: opts.tick } : {}),
       ...(opts.trusted ? { verifiedSigners: c.signers } : {}),
     };

@@ -1,4 +1,4 @@
-import { ContractState } from "./ContractState.js";
+import { ContractState, type GoverningModel } from "./ContractState.js";
 import { sha256Hex } from "./commitHash.js";
 import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
@@ -46,14 +46,19 @@ export function snapshotText(state: ContractState): string {
 export const snapshotDigest = (text: string): string => sha256Hex(text);
 
 /**
- * The state a snapshot text describes, its model and rules compiled again from their texts.
- * Throws on a text that is not a snapshot (the caller then replays the log).
+ * The state a snapshot text describes, its model and rules compiled again from their texts
+ * (by `compile`: the hub's compiles a big model in slices). Throws on a text that is not a
+ * snapshot (the caller then replays the log).
  */
-export function stateFromSnapshot(text: string, limits: Limits = DEFAULT_LIMITS): ContractState {
+export async function stateFromSnapshot(
+  text: string,
+  limits: Limits = DEFAULT_LIMITS,
+  compile: (text: string, limits: Limits) => GoverningModel | Promise<GoverningModel> = compileGoverningModel,
+): Promise<ContractState> {
   const b = JSON.parse(text) as SnapshotBody;
   if (typeof b !== "object" || b === null || !Array.isArray(b.data) || !Array.isArray(b.current))
     throw new Error("not a state snapshot");
-  const model = b.model === null ? null : compileGoverningModel(b.model, limits);
+  const model = b.model === null ? null : await compile(b.model, limits);
   if (model !== null && b.current.some((s) => !Number.isInteger(s) || s < 0 || s >= model.lts.stateCount))
     throw new Error("snapshot names model states the model does not have");
   return new ContractState({

@@ -5,7 +5,7 @@
  */
 
 import websocket from "@fastify/websocket";
-import Fastify, { type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { Authenticator } from "../auth/Authenticator.js";
 import { ContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
@@ -47,6 +47,23 @@ declare module "fastify" {
 
 const EMPTY = Buffer.alloc(0);
 
+/**
+ * A refusal of the router, before any route runs: a path parameter longer than the router
+ * keeps (100 characters; no id or hash is longer than 64) or a malformed percent-escape.
+ */
+function routerError(err: { code?: string }): ContractError {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH")
+    return new ContractError("INVALID_REQUEST", "Invalid URL: a path segment is longer than 100 characters", {
+      reason: "path_param_too_long",
+      max: 100,
+    });
+  if (err.code === "FST_ERR_BAD_URL")
+    return new ContractError("INVALID_REQUEST", "Invalid URL: the path holds a malformed percent-escape", {
+      reason: "bad_url",
+    });
+  return new ContractError("INTERNAL", "Internal error");
+}
+
 /** Creates the shared fastify instance; `errorBody` shapes error responses (REST or JSON-RPC). */
 export async function createBaseApp(
   options: HttpOptions,
@@ -60,6 +77,12 @@ export async function createBaseApp(
     bodyLimit: limits.bodyBytes,
     return503OnClosing: true,
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    // The router's own refusals answer in the error table's form too (fastify's would be a
+    // 414 or 400 with codes of its own).
+    frameworkErrors: (err, _request, reply) => {
+      const mapped = routerError(err);
+      (reply as FastifyReply).code(httpStatusOf(mapped)).type("application/json").send(errorBody(mapped));
+    },
   });
   const routes: RegisteredRoute[] = [];
   app.decorate("registeredRoutes", routes);

@@ -138,6 +138,7 @@ export class Hub implements HubApi {
         assets: options.assets ?? null,
         // The hub's own replays: checks off the event loop, uncharged; long loops yield.
         checkRules: work.ownChecker(),
+        compileModel: work.ownCompiler(),
         tick: yieldSometimes,
       },
       work,

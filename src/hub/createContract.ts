@@ -28,6 +28,8 @@ export async function createContract(
   checkNewContractId(id, "contract_id");
   const readers = readersOf(body.readers);
   const commit = buildCommit(id, null, genesisData(input));
+  // A big model is parsed in slices here, outside the lock; the checks below find it parsed.
+  await hub.work.preparse(caller, [commit], hub.settings.limits);
   return hub.locks.run(id, async () => {
     const existing = await hub.store.getContract(id);
     if (existing !== null) {

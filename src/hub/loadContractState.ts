@@ -16,6 +16,7 @@ export function replayStored(store: Store, record: ContractRecord, settings: Eng
     wasm: settings.wasm ?? null,
     ...(settings.limits ? { limits: settings.limits } : {}),
     ...(settings.checkRules ? { checkRules: settings.checkRules } : {}),
+    ...(settings.compileModel ? { compileModel: settings.compileModel } : {}),
     ...(settings.tick ? { tick: settings.tick } : {}),
     readLog: () => store.readCommits(id, 0, length),
   });
@@ -64,7 +65,7 @@ export async function loadFromSnapshot(
   if (snapshotDigest(snap.state) !== snap.digest) return null;
   let state: ContractState;
   try {
-    state = stateFromSnapshot(snap.state, settings.limits);
+    state = await stateFromSnapshot(snap.state, settings.limits, settings.compileModel);
   } catch {
     return null;
   }

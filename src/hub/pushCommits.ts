@@ -67,6 +67,8 @@ export async function pushCommits(
     cached === undefined
       ? null
       : { head: cached.head, batch: new SignatureBatch(cached.data), verdicts: [] as Promise<string[] | undefined>[] };
+  // Big model texts are parsed in slices first; the shape checks below find them parsed.
+  await hub.work.preparse(caller, raw, limits);
   const commits = raw.map((c) => {
     const commit = validateCommitShape(c, { contractId: id, limits });
     early?.verdicts.push(early.batch.add(commit));

@@ -1,6 +1,8 @@
 import type { CommitEvent } from "../api/responses.js";
 import type { ContractState } from "../contract/ContractState.js";
+import { compileGoverningModelSliced } from "../contract/compileGoverningModel.js";
 import { acceptCommit, acceptGenesis, applyDelta, replayLog, stateView } from "../contract/engine.js";
+import type { Limits } from "../contract/limits.js";
 import { toLogEntry, toWireCommit } from "../contract/StoredCommit.js";
 import type { Store } from "../store/Store.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
@@ -20,7 +22,13 @@ export async function* replayEvents(
   settings: EngineSettings,
   base?: ContractState,
 ): AsyncGenerator<CommitEvent> {
-  const replaySettings = { ...settings, assets: null };
+  // A model met on the way compiles in the replay's own slices (stopped with it when nobody listens).
+  const tick = settings.tick;
+  const compileModel =
+    tick !== undefined
+      ? (text: string, limits: Limits) => compileGoverningModelSliced(text, limits, tick)
+      : settings.compileModel;
+  const replaySettings = { ...settings, assets: null, ...(compileModel ? { compileModel } : {}) };
   let state: ContractState | undefined = base !== undefined && base.length <= from ? base : undefined;
   const start = state?.length ?? from;
   if (state === undefined && from > 0) {
@@ -29,6 +37,7 @@ export async function* replayEvents(
       ...(settings.wasm ? { wasm: settings.wasm } : {}),
       ...(settings.limits ? { limits: settings.limits } : {}),
       ...(settings.checkRules ? { checkRules: settings.checkRules } : {}),
+      ...(compileModel ? { compileModel } : {}),
       ...(settings.tick ? { tick: settings.tick } : {}),
       readLog: () => store.readCommits(contractId, 0, from),
     });

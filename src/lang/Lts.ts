@@ -6,6 +6,7 @@
 import type { ModelDecl, Pos, Property, Transition } from "./ast.js";
 import { ModelError } from "./checkErrors.js";
 import { canonicalProperty, propertyKey } from "./properties.js";
+import { runSteps, STEP_SIZE, type Steps } from "./Steps.js";
 
 export { ModelError } from "./checkErrors.js";
 
@@ -112,6 +113,11 @@ interface PartBuild {
 
 /** Compiles a parsed model; throws ModelError for a relative path argument. */
 export function compileModel(decl: ModelDecl): Lts {
+  return runSteps(compileModelSteps(decl));
+}
+
+/** `compileModel`, pausing every STEP_SIZE transitions or states (see Steps.ts). */
+export function* compileModelSteps(decl: ModelDecl): Steps<Lts> {
   const partBuilds: PartBuild[] = [];
   const partByName = new Map<string, PartBuild>();
   const addPart = (name: string, transitions: readonly Transition[]) => {
@@ -144,7 +150,7 @@ export function compileModel(decl: ModelDecl): Lts {
   };
 
   const transitions: LtsTransition[] = [];
-  partBuilds.forEach((part, partIndex) => {
+  for (const [partIndex, part] of partBuilds.entries()) {
     for (const t of part.transitions) {
       const label = t.label.map((p) => {
         const problem = relativePathProblem(p);
@@ -154,14 +160,19 @@ export function compileModel(decl: ModelDecl): Lts {
       const from = stateOf(partIndex, t.from);
       const to = stateOf(partIndex, t.to);
       transitions.push({ index: transitions.length, part: partIndex, from, to, label, pos: t.pos });
+      if (transitions.length % STEP_SIZE === 0) yield;
     }
-  });
+  }
 
   const n = stateNames.length;
   const m = transitions.length;
   const parts = partBuilds.map((p) => p.name);
   const statePart = Uint32Array.from(statePartList);
-  const qualifiedNames = stateNames.map((name, s) => `${parts[statePart[s]!]}:${name}`);
+  const qualifiedNames: string[] = [];
+  for (const [s, name] of stateNames.entries()) {
+    qualifiedNames.push(`${parts[statePart[s]!]}:${name}`);
+    if ((s + 1) % STEP_SIZE === 0) yield;
+  }
   const displayNames = parts.length === 1 ? stateNames.slice() : qualifiedNames;
   const edgeFrom = new Uint32Array(m);
   const edgeTo = new Uint32Array(m);
@@ -171,14 +182,16 @@ export function compileModel(decl: ModelDecl): Lts {
   }
   const [succStart, succEdge] = csr(n, edgeFrom);
   const [predStart, predEdge] = csr(n, edgeTo);
-  const mentions = buildMentions(transitions);
+  yield;
+  const mentions = yield* buildMentions(transitions);
 
   const statesByName = new Map<string, number[]>();
-  stateNames.forEach((name, s) => {
+  for (const [s, name] of stateNames.entries()) {
     const list = statesByName.get(name);
     if (list) list.push(s);
     else statesByName.set(name, [s]);
-  });
+    if ((s + 1) % STEP_SIZE === 0) yield;
+  }
 
   const warnings: ModelWarning[] = [];
   const partInitial = new Int32Array(parts.length).fill(-1);
@@ -202,6 +215,7 @@ export function compileModel(decl: ModelDecl): Lts {
     partInitial[partIndex] = stateIds[partIndex]!.get(name)!;
   });
   const initialStates = [...partInitial].filter((s) => s >= 0);
+  yield;
 
   const lts: Lts = {
     name: decl.name,
@@ -225,7 +239,8 @@ export function compileModel(decl: ModelDecl): Lts {
     statesByName,
     warnings,
   };
-  warnings.push(...structuralWarnings(lts));
+  // A loop, not push(...): a model may have 10^5 warnings.
+  for (const w of yield* structuralWarnings(lts)) warnings.push(w);
   return lts;
 }
 
@@ -240,7 +255,7 @@ function csr(n: number, key: Uint32Array): [Uint32Array, Uint32Array] {
   return [start, edges];
 }
 
-function buildMentions(transitions: readonly LtsTransition[]) {
+function* buildMentions(transitions: readonly LtsTransition[]) {
   const propIds = new Map<string, number>();
   // Flat (property, transition, signs) triples first, then a counting sort into CSR: a Map per
   // property costs several times more at 10^5 transitions.
@@ -266,6 +281,7 @@ function buildMentions(transitions: readonly LtsTransition[]) {
         signs.push(signBit(p.sign));
       }
     }
+    if ((t.index + 1) % STEP_SIZE === 0) yield;
   }
   const mentionStart = new Uint32Array(propIds.size + 1);
   for (const id of props) mentionStart[id + 1]!++;
@@ -281,7 +297,7 @@ function buildMentions(transitions: readonly LtsTransition[]) {
   return { propIds, mentionStart, mentionEdge, mentionSigns };
 }
 
-function structuralWarnings(lts: Lts): ModelWarning[] {
+function* structuralWarnings(lts: Lts): Steps<ModelWarning[]> {
   const warnings: ModelWarning[] = [];
   const reached = new Uint8Array(lts.stateCount);
   const queue: number[] = [...lts.initialStates];
@@ -312,6 +328,7 @@ function structuralWarnings(lts: Lts): ModelWarning[] {
         message: `state ${name} has no outgoing transition; add a self-loop (${lts.stateNames[s]} -> ${lts.stateNames[s]}) if it is terminal on purpose`,
       });
     }
+    if ((s + 1) % STEP_SIZE === 0) yield;
   }
   return warnings;
 }

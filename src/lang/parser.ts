@@ -7,6 +7,7 @@ import { END_OF_INPUT, ParseError } from "./ParseError.js";
 import { readFormula } from "./readFormula.js";
 import { readModel } from "./readModel.js";
 import { readRule } from "./readRule.js";
+import { runSteps, type Steps } from "./Steps.js";
 import { skipIgnoredBlock } from "./skipIgnoredBlock.js";
 import { KEYWORDS } from "./Token.js";
 import { TokenCursor } from "./TokenCursor.js";
@@ -37,18 +38,18 @@ function readTopFormula(c: TokenCursor): Formula {
   return readFormula(c);
 }
 
-function readItem(c: TokenCursor): Item {
+function* readItem(c: TokenCursor): Steps<Item> {
   const pos: Pos = c.pos();
   if (c.isWord("model")) {
     c.next();
-    return readModel(c, pos, c.name("model name", 'after "model"'), "named");
+    return yield* readModel(c, pos, c.name("model name", 'after "model"'), "named");
   }
   if (c.isWord("export")) {
     c.next();
     c.expectWord("default", 'after "export"');
     if (c.isWord("model")) {
       c.next();
-      return readModel(c, pos, "default", "export-default");
+      return yield* readModel(c, pos, "default", "export-default");
     }
     if (!c.isWord("rule")) c.fail(["model", "rule"], 'after "export default"');
     c.next();
@@ -73,13 +74,13 @@ function readItem(c: TokenCursor): Item {
   return c.fail(["model", "export", "formula", "rule", "formula expression"]);
 }
 
-function readItems(text: string): { items: Located[]; end: Pos } {
+function* readItems(text: string): Steps<{ items: Located[]; end: Pos }> {
   const c = new TokenCursor(text);
   const items: Located[] = [];
   while (!c.atEnd) {
     if (skipIgnoredBlock(c)) continue;
     const first = c.tok.text;
-    items.push({ item: readItem(c), first });
+    items.push({ item: yield* readItem(c), first });
   }
   return { items, end: c.pos() };
 }
@@ -91,12 +92,17 @@ function misplaced(at: Located, expected: string[], context: string): ParseError
 
 /** Parses any number of models, `formula NAME { … }` declarations and rules (envelopes or bare formulas). */
 export function parseSource(text: string): SourceFile {
-  return { items: readItems(text).items.map((l) => l.item) };
+  return { items: runSteps(readItems(text)).items.map((l) => l.item) };
 }
 
 /** Parses a text that holds exactly one model (and nothing else but comments). */
 export function parseModel(text: string): ModelDecl {
-  const { items, end } = readItems(text);
+  return runSteps(parseModelSteps(text));
+}
+
+/** `parseModel`, pausing between pieces of a long model (see Steps.ts). */
+export function* parseModelSteps(text: string): Steps<ModelDecl> {
+  const { items, end } = yield* readItems(text);
   const first = items[0];
   if (first === undefined)
     throw new ParseError(end.line, end.column, ["model", "export"], END_OF_INPUT, "(no model found)");
@@ -121,7 +127,7 @@ export function parseFormula(text: string): Formula {
 
 /** Parses one rule: an `export default rule { … }` or `rule NAME { … }` envelope, or a bare formula. */
 export function parseRule(text: string): RuleDecl {
-  const { items, end } = readItems(text);
+  const { items, end } = runSteps(readItems(text));
   const first = items[0];
   const ruleStart = ["rule", "export", "formula expression"];
   if (first === undefined) throw new ParseError(end.line, end.column, ruleStart, END_OF_INPUT, "(no rule found)");

@@ -1,5 +1,6 @@
 import type { ModelDecl, Part, Pos, Transition } from "./ast.js";
 import { readProperties } from "./readProperties.js";
+import { STEP_SIZE, type Steps } from "./Steps.js";
 import type { TokenCursor } from "./TokenCursor.js";
 
 function readTransition(c: TokenCursor): Transition {
@@ -21,7 +22,7 @@ function readTransition(c: TokenCursor): Transition {
   return { from, to, label, arrow, pos };
 }
 
-function readPart(c: TokenCursor): Part {
+function* readPart(c: TokenCursor): Steps<Part> {
   const pos = c.pos();
   c.next();
   const name = c.name("part name", 'after "part"');
@@ -30,13 +31,17 @@ function readPart(c: TokenCursor): Part {
   while (!c.is("}")) {
     if (!c.isName()) c.fail(["state name", "}"], "in part");
     transitions.push(readTransition(c));
+    if (transitions.length % STEP_SIZE === 0) yield;
   }
   c.next();
   return { name, transitions, pos };
 }
 
-/** Reads a model body from its `{` on; the header (`model NAME` or `export default model`) is read by the caller. */
-export function readModel(c: TokenCursor, pos: Pos, name: string, form: ModelDecl["form"]): ModelDecl {
+/**
+ * Reads a model body from its `{` on; the header (`model NAME` or `export default model`) is
+ * read by the caller. Pauses every STEP_SIZE transitions (see Steps.ts).
+ */
+export function* readModel(c: TokenCursor, pos: Pos, name: string, form: ModelDecl["form"]): Steps<ModelDecl> {
   c.expect("{", form === "named" ? "after model name" : 'after "model"');
   let initial: string | null = null;
   const transitions: Transition[] = [];
@@ -46,9 +51,10 @@ export function readModel(c: TokenCursor, pos: Pos, name: string, form: ModelDec
       c.next();
       initial = c.name("state name", 'after "initial"');
     } else if (c.isWord("part")) {
-      parts.push(readPart(c));
+      parts.push(yield* readPart(c));
     } else if (c.isName()) {
       transitions.push(readTransition(c));
+      if (transitions.length % STEP_SIZE === 0) yield;
     } else {
       c.fail(["initial", "part", "state name", "}"], "in model");
     }

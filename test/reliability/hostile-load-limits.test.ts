@@ -3,7 +3,7 @@
  * anonymously) budget of expensive work answers 429 RATE_LIMITED `work_budget` with
  * Retry-After once spent, without touching other callers; anonymous WebSocket connections
  * per address are capped (429 on the upgrade), and a connection that authenticates stops
- * counting against the cap.
+ * counting against the cap; `--check-budget` sets the visits of one request's checks.
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -63,6 +63,24 @@ for (const kind of STORES) {
       assert.ok(retryAfter >= 1 && retryAfter === refusal.details.retry_after);
       assert.match(other.contract_id, /^c_/);
       assert.match(cheap.contract_id, /^c_/);
+    });
+
+    it("--check-budget sets the visits one request's checks may spend: past it 422 check_budget naming it", async () => {
+      const hub = await startHostileHub(kind, ["--check-budget", "20000"]);
+      const party = new Party(new Rng(7));
+      await party.register(hub.url);
+      const client = party.client(hub.url);
+      // About 300² visits: within the default budget, over this hub's.
+      const refused = await client.createContract({ model: cycleModel(300), rules: heavyRules(1, 300) }).then(
+        () => null,
+        (err: ContractError) => err,
+      );
+      const small = await client.createContract({ model: cycleModel(20), rules: heavyRules(1, 20) });
+      await hub.stop();
+      assert.equal(refused?.code, "VALIDATION_FAILED");
+      assert.equal(refused?.details?.reason, "check_budget");
+      assert.equal(refused?.details?.budget, 20_000);
+      assert.match(small.contract_id, /^c_/);
     });
 
     it("anonymous sockets per address are capped; an authenticated one frees its place", async () => {

@@ -2,12 +2,14 @@ import { isContractError } from "../../contract/ContractError.js";
 import type { GoverningModel } from "../../contract/ContractState.js";
 import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/checkRule.js";
 import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
-import { compileGoverningModel } from "../../contract/compileGoverningModel.js";
-import type { Limits } from "../../contract/limits.js";
+import { compileGoverningModelSliced } from "../../contract/compileGoverningModel.js";
+import { DEFAULT_LIMITS, type Limits } from "../../contract/limits.js";
+import { parseModelSliced } from "../../contract/modelParseMemo.js";
 import type { EngineSettings } from "../engineContext.js";
 import type { Caller } from "../HubApi.js";
+import { bigModelTexts } from "./bigModelTexts.js";
 import type { CheckRulesPayload } from "./checkRulesTask.js";
-import { TimeSlice } from "./TimeSlice.js";
+import { TimeSlice, yieldSometimes } from "./TimeSlice.js";
 import { WorkBudget } from "./WorkBudget.js";
 import { WorkerPool, workMsOf } from "./WorkerPool.js";
 
@@ -91,24 +93,48 @@ export class HeavyWork {
     return { checkRules: this.#checker(caller, admit), compileModel: this.#compiler(caller, admit) };
   }
 
+  /**
+   * Parses the big model texts of `commits` (as received) in slices charged to `caller`, so
+   * that the synchronous syntax checks of their shape, and the compile, find them parsed
+   * (modelParseMemo.ts) instead of spending hundreds of milliseconds in one go. A text over
+   * 64 KiB is admitted by the caller's budget first, as its compile would be.
+   */
+  async preparse(caller: Caller | null, commits: readonly unknown[], limits: Limits = DEFAULT_LIMITS): Promise<void> {
+    const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
+    if (texts.length === 0) return;
+    if (texts.some((t) => t.length > BIG_MODEL)) this.admit(caller);
+    const slice = this.slice(caller);
+    try {
+      for (const text of texts) await parseModelSliced(text, slice.tick);
+    } finally {
+      slice.done();
+    }
+  }
+
   /** The hub's own model checks (replays of its store): uncharged, each call with the whole budget. */
   ownChecker(): RuleChecker {
     return this.#checker(null, () => {});
   }
 
+  /** The hub's own model compiles (replays of its store): uncharged, in slices like the replay. */
+  ownCompiler(): (text: string, limits: Limits) => Promise<GoverningModel> {
+    return (text, limits) => compileGoverningModelSliced(text, limits, yieldSometimes);
+  }
+
   /**
-   * Compiling is linear in the model text and runs on the event loop (its result, a graph of
-   * objects, costs as much to copy from a worker as to build); a big model is admitted by the
-   * caller's budget first, and every compile is charged to it.
+   * Compiling is linear in the model text but takes most of a second for 10^5 transitions, so
+   * it runs on the event loop in slices that yield (a worker would not help: its result, a
+   * graph of objects, costs as much to copy back as to build). A big model is admitted by the
+   * caller's budget first, and the time inside the slices is charged to it.
    */
-  #compiler(caller: Caller, admit: () => void): (text: string, limits: Limits) => GoverningModel {
-    return (text, limits) => {
+  #compiler(caller: Caller, admit: () => void): (text: string, limits: Limits) => Promise<GoverningModel> {
+    return async (text, limits) => {
       if (text.length > BIG_MODEL) admit();
-      const started = performance.now();
+      const slice = this.slice(caller);
       try {
-        return compileGoverningModel(text, limits);
+        return await compileGoverningModelSliced(text, limits, slice.tick);
       } finally {
-        this.charge(caller, performance.now() - started);
+        slice.done();
       }
     };
   }

@@ -37,6 +37,8 @@ export async function proposeCommit(
       field: "commit",
     });
   const limits = hub.settings.limits ?? DEFAULT_LIMITS;
+  // Big model texts are parsed in slices first; the shape check finds them parsed.
+  await hub.work.preparse(caller, [body.commit], limits);
   return hub.locks.run(id, async () => {
     const { state } = await hub.access(caller, id, "write");
     const commit = validateCommitShape(body.commit, { contractId: id, limits });

@@ -40,6 +40,7 @@ export async function signProposal(
   if (found === null) throw proposalNotFound(id, hash);
   const settled = await settledAnswer(hub, found, state);
   if (settled !== null) return settled;
+  await hub.work.preparse(caller, [proposalCommit(found)], hub.settings.limits);
   const added = checkedSignatures(found, body.signatures, hub.settings.limits ?? DEFAULT_LIMITS);
   for (const [signer, signature] of Object.entries(added)) {
     const key = resolveSignerKey(signer, state.data);
