@@ -15,7 +15,14 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { isContractError } from "../../src/contract/ContractError.js";
 import { killAllHubs, startHub } from "../support/hubProcess.js";
-import { healthBecomes, mountSmallFs, rawRequest, timedHealth } from "./support/faults.js";
+import {
+  assertDegraded,
+  assertStorageRefusal,
+  healthBecomes,
+  mountSmallFs,
+  rawRequest,
+  timedHealth,
+} from "./support/faults.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 
@@ -107,17 +114,10 @@ describe("storage faults, SQLite", { timeout: 600_000 }, () => {
         }
       }
       assert.ok(refusal !== null, "the store never refused a write on a full disk");
-      assert.equal(refusal.status, 503, JSON.stringify(refusal.body));
-      assert.equal(refusal.body.code, "UNAVAILABLE");
-      assert.equal(refusal.body.details?.reason, "storage");
-      assert.equal(refusal.body.details?.storage, "disk_full");
-      assert.ok(Number(refusal.retryAfter) >= 1, `Retry-After: ${refusal.retryAfter}`);
+      assertStorageRefusal(refusal, "disk_full");
 
       const health = await timedHealth(hub.url);
-      assert.equal(health.status, 503);
-      assert.equal(health.body.status, "degraded");
-      assert.equal(health.body.storage, "disk_full");
-      assert.ok(health.ms < 1000, `/health took ${health.ms} ms`);
+      assertDegraded(health, "disk_full");
 
       // Anonymous reads need no write: another contract is still served.
       const read = await rawRequest(hub.url, "GET", "/contracts/bystander/state");

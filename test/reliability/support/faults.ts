@@ -3,6 +3,7 @@
  * client library would hide), timed `/health` probes, a size-limited file system to fill,
  * and a TCP proxy in front of PostgreSQL to cut and restore (the shared server keeps running).
  */
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
@@ -33,6 +34,26 @@ export async function rawRequest(
     body: (await res.json()) as RawAnswer["body"],
     retryAfter: res.headers.get("retry-after"),
   };
+}
+
+/** Asserts the answer every storage fault gets: 503 UNAVAILABLE `storage`/`storage` with Retry-After. */
+export function assertStorageRefusal(answer: RawAnswer, storage: "disk_full" | "io_error" | "unreachable"): void {
+  assert.equal(answer.status, 503, JSON.stringify(answer.body));
+  assert.equal(answer.body.code, "UNAVAILABLE");
+  assert.equal(answer.body.details?.reason, "storage");
+  assert.equal(answer.body.details?.storage, storage);
+  assert.ok(Number(answer.retryAfter) >= 1, `Retry-After: ${answer.retryAfter}`);
+}
+
+/** Asserts `/health` says degraded for `storage` with a 503, answered within the 1 s bound. */
+export function assertDegraded(
+  health: RawAnswer & { ms: number },
+  storage: "disk_full" | "io_error" | "unreachable",
+): void {
+  assert.equal(health.status, 503);
+  assert.equal(health.body.status, "degraded");
+  assert.equal(health.body.storage, storage);
+  assert.ok(health.ms < 1000, `/health took ${health.ms} ms`);
 }
 
 /** `GET /health`: its answer and how long it took (ms). */
