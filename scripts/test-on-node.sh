@@ -17,9 +17,13 @@ if [ ! -x "$node_dir/bin/node" ]; then
 fi
 [ -f "$node_dir/include/node/node.h" ] || { echo "no Node headers in $node_dir" >&2; exit 1; }
 
-copy="${TMPDIR:-/tmp}/contract-hub-node${major}"
-rm -rf "$copy"
+# The copy keeps the clone's neighbourhood: the shared conformance data beside it
+# (../shared), which the conformance tests read when it is there.
+work="${TMPDIR:-/tmp}/contract-hub-node${major}"
+copy="$work/main"
+rm -rf "$work"
 mkdir -p "$copy"
+[ -d "$root/../shared" ] && ln -s "$(cd "$root/../shared" && pwd)" "$work/shared"
 tar -C "$root" --exclude=./node_modules --exclude=./dist --exclude=./data --exclude=./.test-artifacts \
   --exclude=./.git -cf - . | tar -C "$copy" -xf -
 cd "$copy"
