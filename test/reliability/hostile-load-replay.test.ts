@@ -96,7 +96,12 @@ for (const kind of STORES) {
       assert.ok(health.maxMs <= HEALTH_BOUND_MS, `GET /health took ${health.maxMs} ms during the replays`);
       // Replays for closed sockets must stop: the hub idles (generous: half of one core).
       assert.ok(cpuAfterLeaving < 1_000, `the hub used ${cpuAfterLeaving} ms of CPU in the 2 s after the clients left`);
-      assert.equal(figures.refused, Math.max(0, SOCKETS - 100));
+      // The cap counts sockets open at once, and these close right after their hello: the
+      // first 100 always get in, later ones only while fewer than 100 are still open.
+      assert.ok(
+        figures.refused <= Math.max(0, SOCKETS - 100),
+        `${figures.refused} of ${SOCKETS} refused under a cap of 100 open sockets`,
+      );
     });
   });
 }
