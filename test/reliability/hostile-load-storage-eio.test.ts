@@ -14,7 +14,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { killAllHubs, startHub } from "../support/hubProcess.js";
-import { assertDegraded, assertStorageRefusal, healthBecomes, rawRequest, timedHealth } from "./support/faults.js";
+import {
+  assertDegraded,
+  assertKeptAfterKill,
+  assertStorageRefusal,
+  healthBecomes,
+  rawRequest,
+  timedHealth,
+} from "./support/faults.js";
 import { Party } from "./support/party.js";
 import { harnessSeed, LONG, Rng } from "./support/seeded.js";
 
@@ -53,9 +60,9 @@ describe("storage faults, SQLite I/O errors", { timeout: 600_000 }, () => {
     const flag = join(base, "device-failing");
     const dataDir = join(base, "data");
     const env = { LD_PRELOAD: shim.path, EIO_SHIM_FLAG: flag, EIO_SHIM_MATCH: join(dataDir, "hub.sqlite") };
-    let hub = await startHub(dataDir, [], env);
+    const hub = await startHub(dataDir, [], env);
     await owner.register(hub.url);
-    let client = owner.client(hub.url);
+    const client = owner.client(hub.url);
     await client.push("bystander", [owner.genesis("bystander")]);
     await client.push("writes", [owner.genesis("writes")]);
     const acknowledged: string[] = [(await client.getState("writes")).head];
@@ -94,14 +101,7 @@ describe("storage faults, SQLite I/O errors", { timeout: 600_000 }, () => {
     }
 
     // A crash after the faults: every acknowledged commit is on disk, and nothing else.
-    await hub.kill();
-    hub = await startHub(dataDir);
-    client = owner.client(hub.url);
-    const { commits } = await client.pull("writes");
-    assert.deepEqual(
-      commits.map((c) => c.hash),
-      acknowledged,
-    );
+    await assertKeptAfterKill(hub, () => startHub(dataDir), owner, acknowledged);
     figures.eio = { cycles, acknowledged: acknowledged.length };
   });
 });

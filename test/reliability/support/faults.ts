@@ -10,6 +10,8 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { signRequest } from "../../../src/auth/signRequest.js";
+import type { HubProcess } from "../../support/hubProcess.js";
+import type { Party } from "./party.js";
 
 export interface RawAnswer {
   status: number;
@@ -54,6 +56,25 @@ export function assertDegraded(
   assert.equal(health.body.status, "degraded");
   assert.equal(health.body.storage, storage);
   assert.ok(health.ms < 1000, `/health took ${health.ms} ms`);
+}
+
+/**
+ * The end of every storage-fault battery: kill -9 the hub, start it again with `restart`,
+ * and assert the log of "writes" holds exactly the `acknowledged` commits, in order.
+ */
+export async function assertKeptAfterKill(
+  hub: HubProcess,
+  restart: () => Promise<HubProcess>,
+  owner: Party,
+  acknowledged: readonly string[],
+): Promise<void> {
+  await hub.kill();
+  const again = await restart();
+  const { commits } = await owner.client(again.url).pull("writes");
+  assert.deepEqual(
+    commits.map((c) => c.hash),
+    acknowledged,
+  );
 }
 
 /** `GET /health`: its answer and how long it took (ms). */
