@@ -54,6 +54,11 @@ function open(path: string, busyTimeoutMs: number): Connection {
     // (WAL itself is the file's mode, set when the store opened it.)
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
+    // Every job of a group commit runs in its own SAVEPOINT, and SQLite keeps the pages a
+    // savepoint changes in a statement journal: a temporary file unless temp_store is MEMORY.
+    // On file, those journal writes were more than half of this thread's write calls
+    // (docs/benchmarks.md, "The write path, third round").
+    db.pragma("temp_store = MEMORY");
   } catch (err) {
     db.close();
     throw err;
