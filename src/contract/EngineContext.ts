@@ -67,10 +67,10 @@ export interface EngineContext {
    */
   prevalidated?: boolean;
   /**
-   * Verify a single signature on the libuv threadpool too. Off by default: a lone caller
-   * awaits the result anyway and the hop only adds latency. A server deciding many commits
-   * concurrently turns it on, so verification runs on the other cores while the event loop
-   * serves other requests (docs/benchmarks.md, "The hub").
+   * Verify a commit's signatures on the verification workers too. Off by default: a lone
+   * caller awaits the result anyway and the hop costs more CPU than it moves (measured in
+   * docs/benchmarks.md, "The write path, third round"). The hub turns it on for a push's
+   * commits whose signatures its batch did not verify in advance.
    */
   verifyOnThreadpool?: boolean;
   /**

@@ -28,14 +28,15 @@ export function engineContext(
   storedLength: number,
   pending: readonly StoredCommit[],
   settings: EngineSettings,
-  extra: Pick<EngineContext, "timestamp" | "verifiedSigners" | "trusted" | "prevalidated">,
+  extra: Pick<EngineContext, "timestamp" | "verifiedSigners" | "trusted" | "prevalidated" | "verifyOnThreadpool">,
 ): EngineContext {
   const ctx: EngineContext = {
     ...settings,
     timestamp: extra.timestamp,
-    // The hub decides many commits at once: a signature verified on the threadpool leaves the
-    // event loop to the other requests (measured in docs/benchmarks.md, "The hub").
-    verifyOnThreadpool: true,
+    // Off unless the caller asks (a push, for a signature its batch did not verify early): a
+    // lone commit's signature verifies on the event loop, which costs less than the hop to a
+    // worker now that the fsyncs run on the writer thread (docs/benchmarks.md, "third round").
+    verifyOnThreadpool: extra.verifyOnThreadpool === true,
     async commitIndex(hash: string) {
       const inBatch = pending.find((c) => c.hash === hash);
       if (inBatch !== undefined) return inBatch.index;

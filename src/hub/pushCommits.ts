@@ -150,6 +150,7 @@ export async function pushCommits(
       const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
         timestamp,
         prevalidated: true,
+        verifyOnThreadpool: true,
         ...(verified !== undefined ? { verifiedSigners: verified } : {}),
       });
       const accepted = await acceptCommit(working, c, ctx);
