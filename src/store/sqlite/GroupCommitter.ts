@@ -16,9 +16,25 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * and with `synchronous=FULL` COMMIT returns after the WAL is fsynced: an acknowledged write
  * is durable, and N concurrent writes cost one fsync instead of N.
  */
+/**
+ * When the write connection copies the WAL back into the database file (a PASSIVE
+ * checkpoint), run after a group's answers are posted rather than inside its COMMIT.
+ */
+export interface CheckpointPolicy {
+  /** Checkpoint once this many transactions have committed since the last one… */
+  transactions: number;
+  /** …or once this many milliseconds have passed since it, if anything was written. */
+  intervalMs: number;
+}
+
 export class GroupCommitter {
   private queue: Job[] = [];
   private scheduled = false;
+  private sinceCheckpoint = 0;
+  private lastCheckpoint = Date.now();
+  private checkpointScheduled = false;
+  /** PASSIVE checkpoints run by the policy (SQLite's own automatic ones are not counted). */
+  checkpoints = 0;
   /** Transactions run (one per flush). */
   transactions = 0;
   /** Jobs run inside those transactions. */
@@ -26,7 +42,10 @@ export class GroupCommitter {
   private readonly inSavepoint: (job: Job) => unknown;
   private readonly batch: Database.Transaction<(jobs: Job[]) => Outcome[]>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly checkpoint: CheckpointPolicy | null = null,
+  ) {
     // A better-sqlite3 transaction called inside another one runs as a SAVEPOINT, rolled back on throw.
     this.inSavepoint = db.transaction((job: Job) => job.fn());
     this.batch = db.transaction((jobs: Job[]) => jobs.map((job) => this.runOne(job)));
@@ -64,6 +83,35 @@ export class GroupCommitter {
       const job = jobs[i]!;
       if (o.ok) job.resolve(o.value);
       else job.reject(o.error);
+    });
+    this.sinceCheckpoint++;
+    this.scheduleCheckpoint();
+  }
+
+  /**
+   * SQLite's automatic checkpoint runs inside the COMMIT that crosses its threshold, so the
+   * whole group waited for it (a tenth of a push's time, docs/benchmarks.md). Here it runs
+   * in a later turn, after the answers went out (their posts are microtasks of this one);
+   * a group that arrives meanwhile waits for it as before. Durability does not depend on
+   * checkpoints: an acknowledged write is in the fsynced WAL.
+   */
+  private scheduleCheckpoint(): void {
+    const policy = this.checkpoint;
+    if (policy === null || this.checkpointScheduled) return;
+    const due =
+      this.sinceCheckpoint >= policy.transactions || Date.now() - this.lastCheckpoint >= policy.intervalMs;
+    if (!due) return;
+    this.checkpointScheduled = true;
+    setImmediate(() => {
+      this.checkpointScheduled = false;
+      this.sinceCheckpoint = 0;
+      this.lastCheckpoint = Date.now();
+      try {
+        this.db.pragma("wal_checkpoint(PASSIVE)");
+        this.checkpoints++;
+      } catch {
+        // A failing disk fails the next COMMIT too, which reports it; the WAL keeps every write.
+      }
     });
   }
 

@@ -59,12 +59,19 @@ function open(path: string, busyTimeoutMs: number): Connection {
     // On file, those journal writes were more than half of this thread's write calls
     // (docs/benchmarks.md, "The write path, third round").
     db.pragma("temp_store = MEMORY");
+    // Checkpoints run between groups (GroupCommitter); SQLite's own, inside a COMMIT, only
+    // past a WAL of 10,000 pages (40 MiB), should those ever fall behind.
+    db.pragma(`wal_autocheckpoint = ${BACKSTOP_CHECKPOINT_PAGES}`);
   } catch (err) {
     db.close();
     throw err;
   }
-  return { db, writes: new SqliteWrites(db), committer: new GroupCommitter(db) };
+  return { db, writes: new SqliteWrites(db), committer: new GroupCommitter(db, CHECKPOINTS) };
 }
+
+/** About SQLite's default rhythm (1,000 WAL pages) at this hub's write sizes, but off the COMMIT. */
+const CHECKPOINTS = { transactions: 50, intervalMs: 250 };
+const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 const port = parentPort!;
 const connections = new Map<number, Connection>();
