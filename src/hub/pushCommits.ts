@@ -80,7 +80,9 @@ export async function pushCommits(
     const record = await hub.store.getContract(id);
     const state = record === null ? null : (await hub.accessTo(caller, record, "write")).state;
     let start = 0;
-    if (state !== null) {
+    // A push whose first commit extends the head holds nothing stored yet (the head has no
+    // child, and the rest chain from that first commit): the usual case skips the lookup.
+    if (state !== null && commits[0]?.parent !== state.head) {
       const known = await hub.store.storedHashes(
         id,
         commits.map((c) => c.hash),
