@@ -147,14 +147,18 @@ export async function pushCommits(
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
     settings.assets = ledger;
+    // One context for the push (its log view reads `stored` as it grows); only the verified
+    // signers change from commit to commit. Built per commit, it was the event loop's
+    // costliest function of a push after the collector (docs/benchmarks.md, third round).
+    const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
+      timestamp,
+      prevalidated: true,
+      verifyOnThreadpool: true,
+    });
     for (const [i, c] of rest.entries()) {
       const verified = await verifying[i];
-      const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
-        timestamp,
-        prevalidated: true,
-        verifyOnThreadpool: true,
-        ...(verified !== undefined ? { verifiedSigners: verified } : {}),
-      });
+      if (verified === undefined) delete ctx.verifiedSigners;
+      else ctx.verifiedSigners = verified;
       const accepted = await acceptCommit(working, c, ctx);
       applyDelta(working, accepted.delta);
       stored.push(accepted.stored);
