@@ -1,6 +1,6 @@
 /**
  * The Store contract (src/store/Store.ts), as one suite every implementation must pass:
- * `storeContractSuite("SqliteStore", open, cleanup)` and the same for PostgresStore. Each
+ * `storeContractSuite("SqliteStore", open, cleanup, options)` and the same for PostgresStore. Each
  * `open()` must return an EMPTY store of its own; `reopen` (optional) closes a store and
  * opens the same location again. Assertions are on codes, reasons and fields.
  */
@@ -40,6 +40,8 @@ export async function withChain(store: Store, id: string, n: number): Promise<St
 export interface SuiteOptions {
   /** Closes `store` and opens the same location again (persistence). */
   reopen?: (store: Store) => Promise<Store>;
+  /** The `code` of the database's error for a violated UNIQUE index (SQLite's name, PostgreSQL's SQLSTATE). */
+  uniqueViolation: string;
 }
 
 /** Registers the shared Store tests under `describe(name)`. */
@@ -47,7 +49,7 @@ export function storeContractSuite(
   name: string,
   open: () => Promise<Store>,
   cleanup: () => Promise<void>,
-  options: SuiteOptions = {},
+  options: SuiteOptions,
 ): void {
   describe(`Store contract: ${name}`, () => {
     const opened: Store[] = [];
@@ -226,6 +228,22 @@ export function storeContractSuite(
       // The same commits, well placed, are then accepted.
       await store.appendCommits("c1", chain[1]!.hash, next);
       assert.equal((await store.getContract("c1"))!.length, 5);
+    });
+
+    it("refuses a commit whose hash is stored already, in its own contract or another, and stores nothing", async () => {
+      // A hash covers its contract id, so valid commits never repeat one: the unique index on
+      // hash is the last line of defence, and its violation fails the whole append.
+      const store = await fresh();
+      const chain = await withChain(store, "c1", 2);
+      const violates = (err: unknown) => (err as { code?: unknown }).code === options.uniqueViolation;
+      const again = { ...testChain("c1", 1, chain[1]!.hash, 2)[0]!, hash: chain[0]!.hash };
+      await assert.rejects(store.appendCommits("c1", chain[1]!.hash, [again]), violates);
+      const elsewhere = { ...testChain("c2", 1)[0]!, hash: chain[1]!.hash };
+      await assert.rejects(store.appendCommits("c2", null, [elsewhere], created()), violates);
+      const c1 = (await store.getContract("c1"))!;
+      assert.deepEqual([c1.head, c1.length], [chain[1]!.hash, 2]);
+      assert.equal(await store.getContract("c2"), null);
+      assert.equal(await store.treeSize(), 2);
     });
 
     it("lets exactly one of concurrent appends on one head win", async () => {

@@ -16,5 +16,7 @@ storeContractSuite(
       await store.close();
       return PostgresStore.open({ connectionString: db.url, ...(schema ? { schema } : {}) });
     },
+    // unique_violation
+    uniqueViolation: "23505",
   },
 );

@@ -23,5 +23,6 @@ storeContractSuite(
       await store.close();
       return SqliteStore.open({ dataDir: dir });
     },
+    uniqueViolation: "SQLITE_CONSTRAINT_UNIQUE",
   },
 );

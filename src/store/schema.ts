@@ -4,9 +4,11 @@
  * accept: TEXT, BIGINT, SMALLINT, composite keys, UNIQUE, CHECK, `ON CONFLICT`. Commit JSON
  * columns are TEXT in both: what was written must read back byte for byte (JSONB would
  * reorder keys and normalise numbers). A migration is applied once and recorded in
- * `schema_version`; every statement is also written `IF NOT EXISTS`, so a half-applied
- * manual run can be repeated. Only the party index's backfill (JSON functions) differs by
- * dialect, so each store passes its own.
+ * `schema_version`; every statement is also written `IF NOT EXISTS` (or `IF EXISTS`), so a
+ * half-applied manual run can be repeated, except where a dialect cannot say it (SQLite's
+ * ADD COLUMN; its table rebuild of version 7 can only be repeated as a whole). What differs
+ * by dialect (the party index's backfill with JSON functions, ADD COLUMN, dropping a table
+ * constraint) each store passes in.
  */
 export interface Migration {
   version: number;
@@ -198,13 +200,29 @@ const WIRE_AND_SNAPSHOTS: readonly string[] = [
 const SENDS_BY_RECIPIENT: readonly string[] = ["CREATE INDEX IF NOT EXISTS sends_by_recipient ON sends (to_contract)"];
 
 /**
- * The migrations, with the dialect's statements that backfill the party index and add the
- * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`).
+ * One unique index on the commit hash (version 7). Version 1 kept two: UNIQUE (contract_id,
+ * hash) and `commits_by_hash` for RECV's lookup by hash alone. A hash covers the contract id,
+ * so it is unique hub-wide and one UNIQUE index on it enforces what the pair did and serves
+ * both lookups; every append then pays one random-position b-tree insert per commit for the
+ * hash instead of two. The dialect's statements, run first, remove the pair's constraint
+ * (SQLite rebuilds the table, dropping its indexes with it, hence `commits_by_leaf` again).
+ */
+const UNIQUE_HASH: readonly string[] = [
+  "CREATE UNIQUE INDEX IF NOT EXISTS commits_by_leaf ON commits (leaf_index)",
+  "CREATE UNIQUE INDEX IF NOT EXISTS commits_unique_hash ON commits (hash)",
+  "DROP INDEX IF EXISTS commits_by_hash",
+];
+
+/**
+ * The migrations, with the dialect's statements that backfill the party index, add the
+ * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`) and drop
+ * the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a table constraint).
  */
 export function schemaMigrations(
   partyPathsBackfill: string,
   addLeafIndex: string,
   addWire: string,
+  dropHashPair: readonly string[],
 ): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
@@ -213,5 +231,6 @@ export function schemaMigrations(
     { version: 4, statements: [...PROPOSALS] },
     { version: 5, statements: [addWire, ...WIRE_AND_SNAPSHOTS] },
     { version: 6, statements: [...SENDS_BY_RECIPIENT] },
+    { version: 7, statements: [...dropHashPair, ...UNIQUE_HASH] },
   ];
 }

@@ -44,6 +44,25 @@ export interface PostgresStoreOptions extends PgLocation {
 }
 
 /**
+ * The statements that find commits by hash, each answered from the unique index on `hash`
+ * (schema version 7; test/migration-v7-pg.test.ts checks their plans).
+ */
+export const PG_BY_HASH = {
+  commit: `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND hash = $2`,
+  stored: "SELECT hash FROM commits WHERE contract_id = $1 AND hash = ANY($2::text[])",
+  leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = $1",
+  /** A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived only). */
+  incoming: (pending: boolean) =>
+    `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+            s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
+            c.timestamp, c.leaf_index AS "leafIndex"
+       FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+       LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+      WHERE s.to_contract = $1${pending ? " AND r.send_commit_hash IS NULL" : ""}
+      ORDER BY c.leaf_index, s.commit_hash LIMIT $2 OFFSET $3`,
+};
+
+/**
  * The scale-out store (docs/storage.md): the SQLite schema and semantics on PostgreSQL, so
  * any number of stateless hub instances share one database. Appends of one contract are
  * serialised across instances by its row lock (`FOR UPDATE`), creation by the primary key;
@@ -236,19 +255,13 @@ export class PostgresStore implements Store {
   }
 
   async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {
-    const [row] = await this.rows<CommitRow>(
-      `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND hash = $2`,
-      [contractId, hash],
-    );
+    const [row] = await this.rows<CommitRow>(PG_BY_HASH.commit, [contractId, hash]);
     return row === undefined ? null : commitFromRow(row);
   }
 
   async storedHashes(contractId: string, hashes: readonly string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set();
-    const rows = await this.rows<{ hash: string }>(
-      "SELECT hash FROM commits WHERE contract_id = $1 AND hash = ANY($2::text[])",
-      [contractId, [...hashes]],
-    );
+    const rows = await this.rows<{ hash: string }>(PG_BY_HASH.stored, [contractId, [...hashes]]);
     return new Set(rows.map((r) => r.hash));
   }
 
@@ -270,10 +283,7 @@ export class PostgresStore implements Store {
   }
 
   async findLeaf(hash: string): Promise<LeafRecord | null> {
-    const [row] = await this.rows<{ contract_id: string; idx: number; leaf_index: number }>(
-      "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = $1",
-      [hash],
-    );
+    const [row] = await this.rows<{ contract_id: string; idx: number; leaf_index: number }>(PG_BY_HASH.leaf, [hash]);
     return row === undefined ? null : { contractId: row.contract_id, index: row.idx, leafIndex: row.leaf_index };
   }
 
@@ -418,16 +428,7 @@ export class PostgresStore implements Store {
         WHERE s.to_contract = $1${pending}`,
       [contractId],
     );
-    const sends = await this.rows<IncomingSendRecord>(
-      `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
-              s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
-              c.timestamp, c.leaf_index AS "leafIndex"
-         FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
-         LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-        WHERE s.to_contract = $1${pending}
-        ORDER BY c.leaf_index, s.commit_hash LIMIT $2 OFFSET $3`,
-      [contractId, q.limit, q.offset],
-    );
+    const sends = await this.rows<IncomingSendRecord>(PG_BY_HASH.incoming(q.pending), [contractId, q.limit, q.offset]);
     return { sends, total: count?.n ?? 0 };
   }
 

@@ -10,10 +10,16 @@ import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 const MIGRATION_LOCK = 0x63682d6d696772n;
 
 /**
- * Brings `schema` (created if missing; default: the search_path's) to PG_SCHEMA_VERSION in one transaction under
+ * Brings `schema` (created if missing; default: the search_path's) to PG_SCHEMA_VERSION (or to
+ * `upTo`, older: how tests build the database an older hub left) in one transaction under
  * the migration lock; refuses a database written by a newer hub. Returns the version.
  */
-export async function migratePg(client: PoolClient, now: number, schema?: string): Promise<number> {
+export async function migratePg(
+  client: PoolClient,
+  now: number,
+  schema?: string,
+  upTo = PG_SCHEMA_VERSION,
+): Promise<number> {
   await client.query("BEGIN");
   try {
     // Transaction-scoped: released by COMMIT or ROLLBACK, even if this process dies.
@@ -33,12 +39,12 @@ export async function migratePg(client: PoolClient, now: number, schema?: string
       );
     }
     for (const m of PG_MIGRATIONS) {
-      if (m.version <= current) continue;
+      if (m.version <= current || m.version > upTo) continue;
       for (const sql of m.statements) await client.query(sql);
       await client.query("INSERT INTO schema_version (version, applied_at) VALUES ($1, $2)", [m.version, now]);
     }
     await client.query("COMMIT");
-    return Math.max(current, PG_SCHEMA_VERSION);
+    return Math.max(current, upTo);
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});
     throw err;

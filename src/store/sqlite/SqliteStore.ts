@@ -44,6 +44,27 @@ export interface SqliteStoreOptions {
   pageSize?: number;
 }
 
+/**
+ * The statements that find commits by hash, each answered from the unique index on `hash`
+ * (schema version 7; test/migration-v7.test.ts checks their plans). In `stored` the unary `+` keeps
+ * SQLite, which has no statistics here, from walking the contract's whole primary-key range
+ * instead of looking each hash up.
+ */
+export const BY_HASH = {
+  commit: `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = ? AND hash = ?`,
+  stored: "SELECT hash FROM commits WHERE +contract_id = ? AND hash IN (SELECT value FROM json_each(?))",
+  leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = ?",
+  /** A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived only). */
+  incoming: (pending: boolean) =>
+    `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+            s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
+            c.timestamp, c.leaf_index AS leafIndex
+       FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+       LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+      WHERE s.to_contract = @contractId${pending ? " AND r.send_commit_hash IS NULL" : ""}
+      ORDER BY c.leaf_index, s.commit_hash LIMIT @limit OFFSET @offset`,
+};
+
 /** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL; reads on this thread, writes on the writer thread with group commit (docs/storage.md). */
 export class SqliteStore implements Store {
   readonly path: string;
@@ -180,19 +201,14 @@ export class SqliteStore implements Store {
   }
 
   async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {
-    const row = this.sql(`SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = ? AND hash = ?`).get(
-      contractId,
-      hash,
-    ) as CommitRow | undefined;
+    const row = this.sql(BY_HASH.commit).get(contractId, hash) as CommitRow | undefined;
     return row === undefined ? null : commitFromRow(row);
   }
 
   async storedHashes(contractId: string, hashes: readonly string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set();
     // One statement for any number of hashes: the list travels as one JSON parameter.
-    const rows = this.sql(
-      "SELECT hash FROM commits WHERE contract_id = ? AND hash IN (SELECT value FROM json_each(?))",
-    ).all(contractId, JSON.stringify(hashes)) as { hash: string }[];
+    const rows = this.sql(BY_HASH.stored).all(contractId, JSON.stringify(hashes)) as { hash: string }[];
     return new Set(rows.map((r) => r.hash));
   }
 
@@ -276,15 +292,7 @@ export class SqliteStore implements Store {
           WHERE s.to_contract = @contractId${pending}`,
       ).get(params) as { n: number }
     ).n;
-    const sends = this.sql(
-      `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
-              s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
-              c.timestamp, c.leaf_index AS leafIndex
-         FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
-         LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-        WHERE s.to_contract = @contractId${pending}
-        ORDER BY c.leaf_index, s.commit_hash LIMIT @limit OFFSET @offset`,
-    ).all(params) as IncomingSendRecord[];
+    const sends = this.sql(BY_HASH.incoming(q.pending)).all(params) as IncomingSendRecord[];
     return { sends, total };
   }
 
@@ -297,7 +305,7 @@ export class SqliteStore implements Store {
   }
 
   async findLeaf(hash: string): Promise<LeafRecord | null> {
-    const row = this.sql("SELECT contract_id, idx, leaf_index FROM commits WHERE hash = ?").get(hash) as
+    const row = this.sql(BY_HASH.leaf).get(hash) as
       | { contract_id: string; idx: number; leaf_index: number }
       | undefined;
     return row === undefined ? null : { contractId: row.contract_id, index: row.idx, leafIndex: row.leaf_index };

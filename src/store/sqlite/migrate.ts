@@ -3,11 +3,12 @@ import type Database from "./Database.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
 /**
- * Brings the database to SCHEMA_VERSION. Runs under `BEGIN IMMEDIATE` so two processes
- * opening the same file at once cannot both apply a migration; refuses a database written
- * by a newer version rather than guessing.
+ * Brings the database to SCHEMA_VERSION (or to `upTo`, older: how tests build the database an
+ * older hub left). Runs under `BEGIN IMMEDIATE` so two processes opening the same file at
+ * once cannot both apply a migration; refuses a database written by a newer version rather
+ * than guessing.
  */
-export function migrate(db: Database.Database, now: number): number {
+export function migrate(db: Database.Database, now: number, upTo = SCHEMA_VERSION): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)");
   const run = db.transaction(() => {
     const row = db.prepare("SELECT MAX(version) AS v FROM schema_version").get() as { v: number | null };
@@ -20,11 +21,11 @@ export function migrate(db: Database.Database, now: number): number {
       );
     }
     for (const m of MIGRATIONS) {
-      if (m.version <= current) continue;
+      if (m.version <= current || m.version > upTo) continue;
       for (const sql of m.statements) db.exec(sql);
       db.prepare("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)").run(m.version, now);
     }
-    return Math.max(current, SCHEMA_VERSION);
+    return Math.max(current, upTo);
   });
   return run.immediate();
 }
