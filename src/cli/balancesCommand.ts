@@ -28,7 +28,7 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
         : [
             ...hub.balances.map((b) => `${b.amount.toString().padStart(12)}  ${b.asset_id}  (issued by ${b.issuer})`),
             ...pending.map(
-              (p) => `${p.change > 0 ? "+" : ""}${p.change}`.padStart(12) + `  ${p.asset_id}  (not pushed)`,
+              (p) => `${`${p.change > 0 ? "+" : ""}${p.change}`.padStart(12)}  ${p.asset_id}  (not pushed)`,
             ),
           ],
     );

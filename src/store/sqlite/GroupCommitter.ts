@@ -98,8 +98,7 @@ export class GroupCommitter {
   private scheduleCheckpoint(): void {
     const policy = this.checkpoint;
     if (policy === null || this.checkpointScheduled) return;
-    const due =
-      this.sinceCheckpoint >= policy.transactions || Date.now() - this.lastCheckpoint >= policy.intervalMs;
+    const due = this.sinceCheckpoint >= policy.transactions || Date.now() - this.lastCheckpoint >= policy.intervalMs;
     if (!due) return;
     this.checkpointScheduled = true;
     setImmediate(() => {
