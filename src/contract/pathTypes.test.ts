@@ -104,6 +104,31 @@ test(".wasm must be a module WebAssembly accepts; .modality must parse", () => {
 
 const op = (o: Record<string, unknown>) => o as unknown as Operation;
 
+test("a .modality value over the rule limit must be a model: the rule parse is not tried", () => {
+  const rule = `export default rule { formula { <${"+GO ".repeat(60)}> true } }`;
+  const roomy = withLimits({ ruleTextBytes: rule.length });
+  checkValueForPath("/r.modality", rule, roomy);
+  const tight = withLimits({ ruleTextBytes: rule.length - 1 });
+  const d = assertContractError(
+    () => checkValueForPath("/r.modality", rule, tight),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assert.deepEqual(d.tried, ["model"]);
+  // At its own path a rule over the limit is refused for its size, before any parse.
+  assertContractError(
+    () => checkOperationPaths(op({ method: "rule", path: "/rules/r.modality", value: rule }), tight),
+    "PAYLOAD_TOO_LARGE",
+    "text_too_large",
+  );
+  const small = assertContractError(
+    () => checkValueForPath("/m.modality", "model m { a -> }"),
+    "VALIDATION_FAILED",
+    "modality_parse",
+  );
+  assert.deepEqual(small.tried, ["model", "rule"]);
+});
+
 test("posts: typed paths outside the reserved prefixes", () => {
   checkOperationPaths(op({ method: "post", path: "/users/buyer.id", value: ID }));
   for (const path of ["/model/x.text", "/rules/r.modality", "/reposts/c1/a.text"]) {

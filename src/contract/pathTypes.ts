@@ -155,7 +155,18 @@ export function checkModalityText(
   }
   const errors: ParseError[] = [];
   // A big model text the hub parsed already (in slices, see modelParseMemo.ts) is a lookup here.
-  const parsers = kind === "model" ? [parseModelMemo] : kind === "rule" ? [parseRule] : [parseModelMemo, parseRule];
+  // For "any", a text over the rule limit can only be a model: the rule parse (not sliced) is
+  // not tried on it, so a megabyte that fails as a model cannot hold the event loop for a
+  // second parse (docs/security.md).
+  const ruleFits = size <= limits.ruleTextBytes;
+  const parsers =
+    kind === "model"
+      ? [parseModelMemo]
+      : kind === "rule"
+        ? [parseRule]
+        : ruleFits
+          ? [parseModelMemo, parseRule]
+          : [parseModelMemo];
   for (const parse of parsers) {
     try {
       parse(text);
@@ -167,10 +178,17 @@ export function checkModalityText(
   }
   // For "any", the attempt that got further into the text is the one the author meant.
   const best = errors.reduce((a, b) => (b.line > a.line || (b.line === a.line && b.column > a.column) ? b : a));
-  const what = kind === "any" ? "a model or a rule" : `a ${kind}`;
+  const what =
+    kind === "any"
+      ? ruleFits
+        ? "a model or a rule"
+        : `a model (a rule is at most ${limits.ruleTextBytes} bytes)`
+      : `a ${kind}`;
   fail(path, `Cannot accept value for "${path}": it must parse as ${what}: ${best.message}`, "modality_parse", {
     line: best.line,
     column: best.column,
+    // What the text was parsed as: a text over the rule limit is only tried as a model.
+    tried: parsers.map((parse) => (parse === parseRule ? "rule" : "model")),
   });
 }
 
