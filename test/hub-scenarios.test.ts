@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import type { WireCommit } from "../src/contract/Commit.js";
+import { verifyPool } from "../src/contract/VerifyPool.js";
 import { ANONYMOUS } from "../src/hub/HubApi.js";
 import {
   Actor,
@@ -238,6 +240,34 @@ describe("Hub: push and pull", () => {
     await assertContractErrorAsync(() => hub.pull(ANONYMOUS, "pp", { since: "cd".repeat(32) }), "NOT_FOUND");
     await assertContractErrorAsync(() => hub.pull(ANONYMOUS, "pp", { since: "xyz" }), "INVALID_REQUEST");
     await assertContractErrorAsync(() => hub.pull(ANONYMOUS, "pp", { limit: -1 }), "INVALID_REQUEST");
+    await hub.close();
+  });
+
+  it("refuses a push by a caller without write rights before verifying any of its signatures", async () => {
+    const hub = await openHub();
+    const buyer = new Actor("buyer");
+    const seller = new Actor("seller");
+    const stranger = new Actor("stranger");
+    const { contract_id: id } = await hub.createContract(buyer.caller, {
+      model: ESCROW,
+      rules: [],
+      state: escrowState(buyer, seller),
+    });
+    // Cached by its creation: a writer's push would start verifying before the lock.
+    const head = (await hub.getContract(ANONYMOUS, id)).state.head;
+    const commits: WireCommit[] = [];
+    let parent = head;
+    for (let i = 0; i < 64; i++) {
+      // Signed by the buyer, whose key the state holds: only the pusher lacks the right.
+      const c = signedCommit(id, parent, [{ method: "post", path: `/notes/n${i}.text`, value: "x" }], [buyer]);
+      commits.push(c);
+      parent = c.hash;
+    }
+    const before = verifyPool.submitted;
+    const refused = await assertContractErrorAsync(() => hub.push(stranger.caller, id, { commits }), "FORBIDDEN");
+    assert.equal(refused.reason, "not_a_writer");
+    assert.equal(verifyPool.submitted, before, "no signature of the refused push went to the verification workers");
+    assert.equal((await hub.getContract(ANONYMOUS, id)).state.commit_count, 1);
     await hub.close();
   });
 

@@ -34,6 +34,8 @@ interface Lane {
  */
 export class VerifyPool {
   readonly size: number;
+  /** Signatures handed to the pool since it was made (they cost the workers a verification each). */
+  submitted = 0;
   readonly #entry: URL;
   readonly #lanes: (Lane | null)[];
   #open: Batch | null = null;
@@ -56,6 +58,7 @@ export class VerifyPool {
     } catch (err) {
       return Promise.reject(err);
     }
+    this.submitted++;
     const batch = this.#batch();
     const o = batch.count * RECORD_BYTES;
     batch.records.write(keyHex, o, 32, "hex");

@@ -63,6 +63,13 @@ export async function pushCommits(
   // checks the rest and waits for the lock. The verdicts count only if the head is still
   // that state's.
   const cached = hub.cache.get(id);
+  // Verifying in advance is work done for the caller before the lock checks its rights: a
+  // caller who may not write to this contract is refused first, or a reader could make the
+  // hub verify a whole push per request (docs/security.md).
+  if (cached !== undefined) {
+    const record = await hub.store.getContract(id);
+    if (record !== null) await hub.accessTo(caller, record, "write");
+  }
   const early =
     cached === undefined
       ? null
