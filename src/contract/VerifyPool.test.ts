@@ -64,9 +64,16 @@ test("a closed pool's pending signatures reject instead of hanging", async () =>
   const pool = new VerifyPool(1);
   const s = signed();
   assert.equal(await pool.verifyHash(s.key, s.hash, s.sig), true); // worker started
-  const pending = pool.verifyHash(s.key, s.hash, s.sig);
+  // 64 fill a chunk, which goes to the worker at once; the 65th waits in the next one.
+  const pending = Array.from({ length: 65 }, () => pool.verifyHash(s.key, s.hash, s.sig));
+  const settled = Promise.allSettled(pending);
   await pool.close();
-  await assert.rejects(pending, /verification worker exited/);
+  const outcomes = await settled;
+  assert.deepEqual(
+    outcomes.map((o) => o.status),
+    pending.map(() => "rejected"),
+  );
+  for (const o of outcomes) assert.match(String((o as PromiseRejectedResult).reason), /verification worker exited/);
 });
 
 test("an idle pool does not hold the process open, and a busy one does until its answer", () => {

@@ -72,13 +72,26 @@ export class VerifyPool {
     return verdict;
   }
 
-  /** Ends the workers; signatures they still held reject. */
+  /**
+   * Ends the workers; every signature not answered yet rejects, at once. Not left to the
+   * workers' exit events: under load a terminated worker's exit could come after the
+   * caller's last reference was gone, and its signatures then never settled.
+   */
   async close(): Promise<void> {
-    this.#flush();
+    const closed = new Error("verification worker exited: the pool was closed");
+    const open = this.#open;
+    this.#open = null;
+    for (const settle of open?.settle ?? []) settle(closed);
     await Promise.all(
       this.#lanes.map((lane, i) => {
         this.#lanes[i] = null;
-        return lane?.worker.terminate();
+        if (lane === null || lane === undefined) return undefined;
+        for (const batch of lane.batches.values()) for (const settle of batch.settle) settle(closed);
+        lane.batches.clear();
+        lane.pending = 0;
+        // Held until it has exited, so the caller's await sees the end.
+        lane.worker.ref();
+        return lane.worker.terminate();
       }),
     );
   }
