@@ -17,6 +17,11 @@ const MODEL = `model Deal {
 
 const action = (label: string): Operation => ({ method: "action", value: label });
 
+/** Polls until `done` (events are announced after the answer). */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 describe("proposals over REST", () => {
   let t: TestApp;
   let seller: Principal;
@@ -148,7 +153,25 @@ describe("proposals over REST", () => {
     const b = commitOn(id, head, [{ method: "post", path: "/notes/x.text", value: "x" }, action("CANCEL")], []);
     await propose(id, a);
     await propose(id, b, seller);
+    const events: { hash: string; status: string }[] = [];
+    const stop = t.hub.bus.onProposal(id, (p) => events.push(p as { hash: string; status: string }));
     await sign(id, a.hash, { "/users/seller.id": signCommit(a.hash, seller.identity.seed) });
+    // The signature committed a; b, open on the same parent, turned stale: both are announced.
+    await waitFor(() => events.length >= 2);
+    assert.deepEqual(
+      events.map((e) => [e.hash, e.status]),
+      [
+        [a.hash, "committed"],
+        [b.hash, "stale"],
+      ],
+    );
+    // A later append does not announce b again: it was stale already.
+    const note = buildCommit(id, a.hash, [{ method: "post", path: "/notes/y.text", value: "y" }]);
+    const posted = await t.signed({ method: "POST", url: `/contracts/${id}/commits`, body: { commit: note } });
+    assert.equal(posted.statusCode, 201);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(events.length, 2);
+    stop();
     const got = (await t.app.inject({ method: "GET", url: `/contracts/${id}/proposals/${b.hash}` })).json();
     assert.equal(got.proposal.status, "stale");
     assert.deepEqual(got.proposal.missing, []);
@@ -225,6 +248,37 @@ describe("proposals over REST", () => {
 });
 
 describe("proposal expiry", () => {
+  it("announces a proposal whose lifetime ended to the contract's subscribers, once", async () => {
+    let clock = Math.floor(Date.now() / 1000);
+    const t = await testApp("rest", { limits: { proposalLifetimeSeconds: 100 }, hubNow: () => clock });
+    try {
+      const seller = await t.principal();
+      const { id, head } = await t.contract({
+        model: MODEL,
+        rules: [],
+        state: { "/users/buyer.id": t.owner.key, "/users/seller.id": seller.key },
+      });
+      const c = buildCommit(id, head, [action("CANCEL")]);
+      const res = await t.signed({ method: "POST", url: `/contracts/${id}/proposals`, body: { commit: c } });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().proposal.status, "open");
+      const events: { hash: string; status: string }[] = [];
+      t.hub.bus.onProposal(id, (p) => events.push(p as { hash: string; status: string }));
+      clock += 50;
+      assert.equal(await t.hub.sweepProposalExpiry(), 0, "still open halfway through its lifetime");
+      clock += 60;
+      assert.equal(await t.hub.sweepProposalExpiry(), 1);
+      assert.deepEqual(
+        events.map((e) => [e.hash, e.status]),
+        [[c.hash, "expired"]],
+      );
+      clock += 60;
+      assert.equal(await t.hub.sweepProposalExpiry(), 0, "announced once");
+    } finally {
+      await t.close();
+    }
+  });
+
   it("shows a proposal past its lifetime as expired and refuses signatures with 409", async () => {
     const t = await testApp("rest", { limits: { proposalLifetimeSeconds: 0 } });
     try {

@@ -90,7 +90,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   // Other instances' commits (PostgreSQL LISTEN/NOTIFY) reach this instance's subscribers.
   let stopRelay: () => Promise<void>;
   try {
-    stopRelay = await relayStoreEvents(store, hub.bus, (err) => logger.warn({ err }, "commit relay"));
+    stopRelay = await relayStoreEvents(store, hub.relay, (err) => logger.warn({ err }, "commit relay"));
   } catch (err) {
     io.err(`contract-hub start: cannot listen for commits: ${(err as Error).message}`);
     await store.close();

@@ -20,6 +20,11 @@ export class EventBus {
     };
   }
 
+  /** The contracts whose proposals someone listens to. */
+  proposalContracts(): string[] {
+    return [...this.proposalListeners.keys()];
+  }
+
   /** True when someone listens to the contract's proposals. */
   hasProposalListeners(contractId: string): boolean {
     return (this.proposalListeners.get(contractId)?.size ?? 0) > 0;

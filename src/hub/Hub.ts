@@ -38,11 +38,13 @@ import { HeavyWork } from "./heavy/HeavyWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
+import { announceExpired, announceStale } from "./proposals/announceProposalChanges.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
 import { getProposal, listProposals } from "./proposals/readProposals.js";
 import { signProposal } from "./proposals/signProposal.js";
 import { withdrawProposal } from "./proposals/withdrawProposal.js";
 import { pushCommits } from "./pushCommits.js";
+import type { LiveCommit } from "./Subscription.js";
 import { submitCommit } from "./submitCommit.js";
 import { subscribeCommits } from "./subscribeCommits.js";
 import {
@@ -85,6 +87,9 @@ export interface HubOptions extends EngineSettings {
 /** Default of HubOptions.snapshotEvery. */
 export const SNAPSHOT_EVERY = 1000;
 
+/** How often expired proposals are looked for and announced (docs/proposals.md, "Events"). */
+const PROPOSAL_SWEEP_MS = 60_000;
+
 /** Commits past which a pull counts as expensive work (admitted by the caller's work budget). */
 const LONG_PULL = 1000;
 
@@ -118,6 +123,23 @@ export class Hub implements HubApi {
   private readonly transparency: TransparencyParts;
   private readonly checkpoints = new CheckpointSigner();
   private readonly cosigned: CosignedCheckpoints | undefined;
+  /** Where the expiry sweep left off (seconds), and its timer. */
+  private sweptTo: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  /**
+   * Where a host relays other instances' commits (PostgreSQL LISTEN/NOTIFY): onto the bus,
+   * and the proposals each one made stale are announced as this hub's own appends' are.
+   */
+  readonly relay = {
+    hasListeners: (contractId: string): boolean =>
+      this.bus.hasListeners(contractId) || this.bus.hasProposalListeners(contractId),
+    publish: (commits: readonly LiveCommit[]): void => {
+      this.bus.publish(commits);
+      for (const c of commits) announceStale(this.ctx, c.contractId, c.stored.parent);
+    },
+    listenedContracts: (): string[] => [...new Set([...this.bus.listenedContracts(), ...this.bus.proposalContracts()])],
+  };
 
   constructor(options: HubOptions, ownsStore = false) {
     this.storage = StorageGuard.of(options.store);
@@ -145,6 +167,8 @@ export class Hub implements HubApi {
       templates: options.templates ? (id, params) => options.templates!.instantiate(id, params) : undefined,
       snapshotEvery: options.snapshotEvery ?? SNAPSHOT_EVERY,
       onError: (err) => this.onError(err),
+      // The proposals open on the replaced head are stale now: their subscribers hear of it.
+      onPublished: (id, before) => announceStale(this.ctx, id, before),
     });
     this.version = options.version ?? VERSION;
     this.synthesis = options.synthesis;
@@ -160,10 +184,27 @@ export class Hub implements HubApi {
       this.cosigned = new CosignedCheckpoints(options.witnesses, this.transparency, this.onError);
       this.cosigned.start();
     }
+    this.sweptTo = this.ctx.now();
+    this.sweeper = setInterval(() => {
+      this.sweepProposalExpiry().catch(this.onError);
+    }, PROPOSAL_SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Announces the proposals whose lifetime ended since the last sweep to the subscribers of
+   * their contracts (runs every minute; returns how many it announced).
+   */
+  async sweepProposalExpiry(): Promise<number> {
+    const now = this.ctx.now();
+    const since = this.sweptTo;
+    this.sweptTo = now;
+    return announceExpired(this.ctx, since, now);
   }
 
   /** Closes subscriptions, then the store if the hub opened it. */
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
     await this.cosigned?.close();
     this.bus.closeAll();
     if (this.ownsStore) await this.store.close();

@@ -68,6 +68,8 @@ export interface TestAppOptions {
   /** A limiter with a pinned clock (wins over `rateLimit`). */
   rateLimiter?: RateLimiter;
   now?: () => number;
+  /** The hub's clock, in integer seconds (default: the real one). */
+  hubNow?: () => number;
   /** Environment of the synthesis operations (default: none, so the pattern synthesizer answers). */
   env?: Record<string, string | undefined>;
   quota?: SynthesisQuota;
@@ -84,6 +86,7 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
       ? {}
       : { templates: TEMPLATE_CATALOGUE, synthesis: hubOperations(extra.env ?? {}, extra.quota) }),
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
+    ...(extra.hubNow ? { now: extra.hubNow } : {}),
   });
   const options: HttpOptions = {
     hub,
