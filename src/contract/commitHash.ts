@@ -3,7 +3,7 @@ import { createHash, type KeyObject } from "node:crypto";
 import type { Operation } from "./Commit.js";
 import { canonicalize } from "./canonicalJson.js";
 import { decodeHash, decodeSignature, encodeHex } from "./hex.js";
-import { type SigningKey, sign, type VerifyingKey, verify, verifyAsync } from "./keys.js";
+import { type SigningKey, sign, type VerifyingKey, verify } from "./keys.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 
 /**
@@ -83,13 +83,4 @@ export function signCommit(hash: string, key: SigningKey | KeyObject): string {
  */
 export function verifyCommitSignature(hash: string, publicKey: VerifyingKey, signature: string): boolean {
   return verify(publicKey, decodeHash(hash, "commit hash"), decodeSignature(signature, "commit signature"));
-}
-
-/** `verifyCommitSignature` on the threadpool. */
-export function verifyCommitSignatureAsync(hash: string, publicKey: VerifyingKey, signature: string): Promise<boolean> {
-  try {
-    return verifyAsync(publicKey, decodeHash(hash, "commit hash"), decodeSignature(signature, "commit signature"));
-  } catch (err) {
-    return Promise.reject(err);
-  }
 }
