@@ -36,11 +36,6 @@ export function rpcMethod<T extends TSchema, C extends RpcContext = RpcContext>(
   return m as unknown as RpcMethod<C>;
 }
 
-type P = Record<string, unknown>;
-const id = (p: P) => p.contract_id as string;
-const pick = (p: P, ...keys: string[]) =>
-  Object.fromEntries(keys.filter((k) => p[k] !== undefined).map((k) => [k, p[k]])) as never;
-
 const None = Type.Object({});
 const ById = Type.Object({ contract_id: S.ContractId });
 const Paged = Type.Object({ contract_id: S.ContractId, ...S.PageQuery.properties });
@@ -86,32 +81,32 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: Type.Object({ contract_id: S.ContractId, ...S.PullQuery.properties }),
     run: ({ hub, caller }, { contract_id, since, limit }) => hub.pull(caller, contract_id, { since, limit }),
   }),
-  propose: {
+  propose: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.ProposeBody.properties }),
     auth: true,
     run: async ({ hub, caller }, p) => {
-      const { created: _, ...result } = await hub.propose(caller, id(p), { commit: p.commit });
+      const { created: _, ...result } = await hub.propose(caller, p.contract_id, { commit: p.commit });
       return result;
     },
-  },
-  listProposals: {
+  }),
+  listProposals: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.ProposalQuery.properties }),
-    run: ({ hub, caller }, p) => hub.listProposals(caller, id(p), pick(p, "status", "limit", "offset")),
-  },
-  getProposal: {
+    run: ({ hub, caller }, { contract_id, ...q }) => hub.listProposals(caller, contract_id, q),
+  }),
+  getProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
-    run: ({ hub, caller }, p) => hub.getProposal(caller, id(p), p.hash as string),
-  },
-  signProposal: {
+    run: ({ hub, caller }, p) => hub.getProposal(caller, p.contract_id, p.hash),
+  }),
+  signProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash, ...S.SignProposalBody.properties }),
     auth: true,
-    run: ({ hub, caller }, p) => hub.signProposal(caller, id(p), p.hash as string, { signatures: p.signatures }),
-  },
-  withdrawProposal: {
+    run: ({ hub, caller }, p) => hub.signProposal(caller, p.contract_id, p.hash, { signatures: p.signatures }),
+  }),
+  withdrawProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
     auth: true,
-    run: ({ hub, caller }, p) => hub.withdrawProposal(caller, id(p), p.hash as string),
-  },
+    run: ({ hub, caller }, p) => hub.withdrawProposal(caller, p.contract_id, p.hash),
+  }),
   synthesize: rpcMethod({ params: S.SynthesizeBody, run: ({ hub, caller }, p) => hub.synthesize(caller, p) }),
   listTemplates: rpcMethod({ params: None, run: ({ hub }) => hub.listTemplates() }),
   getTemplate: rpcMethod({
