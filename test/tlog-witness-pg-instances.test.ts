@@ -5,7 +5,9 @@
  * both hubs' served checkpoints. Every checkpoint either hub served must carry the
  * witness's valid cosignature, no size may ever appear with two roots, all of them must lie
  * on one history (consistency proofs checked with the project's verifier), and both hubs
- * must end serving a checkpoint of the whole tree.
+ * must end serving a checkpoint of the whole tree. And an instance whose round read the tree
+ * before the other had the witness cosign a larger one is told so, not that its log was rolled
+ * back, and catches up at its next round.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -14,13 +16,17 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { encodeHex } from "../src/contract/hex.js";
 import { publicKeyFromSeed } from "../src/contract/keys.js";
+import { type CheckpointWitness, CosignedCheckpoints } from "../src/hub/CosignedCheckpoints.js";
 import { splitNote, verifyCheckpoint } from "../src/tlog/checkpoint.js";
+import { parseWitnessVerifierKey } from "../src/tlog/cosignature.js";
 import { LogKey } from "../src/tlog/LogKey.js";
 import { verifyConsistency } from "../src/tlog/merkle.js";
+import { postAddCheckpoint } from "../src/witness/postAddCheckpoint.js";
 import { tempDir } from "./cli-support.js";
 import { checkCosignatureLine } from "./support/cosignatureReference.js";
 import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
 import { testDatabase } from "./support/pg.js";
+import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
 import { grow, killAllWitnesses, startWitness, type WitnessProcess } from "./support/witnessProcess.js";
 
 interface KeyDoc {
@@ -197,5 +203,69 @@ describe("two PostgreSQL hub instances sharing one witness", { timeout: 120_000 
       logs: { origin: string; cosigned_size: number }[];
     };
     assert.deepEqual(health.logs, [{ origin: log.origin, cosigned_size: total }]);
+  });
+});
+
+describe("an instance whose round read the tree before the other instance had the witness cosign a larger one", () => {
+  it("is not told its log was rolled back, and catches up at its next round", async () => {
+    const schema = db.freshSchema();
+    const [a, b] = [await openInstance(db.url, schema), await openInstance(db.url, schema)];
+    const key = new LogKey(randomBytes(32));
+    const w = await startWitness(tempDir("pg-witness-stale"), [key.info().verifier_key]);
+    const witnessKey = parseWitnessVerifierKey(w.verifierKey);
+    // Instance A's submissions wait at a gate, so its round has read and signed the tree before B's round runs.
+    let gate: Promise<void> = Promise.resolve();
+    const submitA = async (body: string) => {
+      await gate;
+      return postAddCheckpoint(w.url, body);
+    };
+    const checkpoints = (inst: Instance, submit: CheckpointWitness["submit"]) =>
+      new CosignedCheckpoints(
+        { witnesses: [{ key: witnessKey, url: w.url, submit }], quorum: 1 },
+        { store: inst.store, logKey: async () => key },
+        (err) => assert.fail(err as Error),
+      );
+    const [ca, cb] = [checkpoints(a, submitA), checkpoints(b, (body) => postAddCheckpoint(w.url, body))];
+    const writer = new Writer();
+    const append = async (inst: Instance, n: number) => {
+      const id = `c${randomBytes(6).toString("hex")}`;
+      const g = writer.genesis(id);
+      await inst.hub.push(writer.caller, id, { commits: [g, ...writer.chain(id, g.hash, n - 1)] });
+    };
+    try {
+      await append(a, 3);
+      await ca.round();
+      assert.equal(ca.status().cosigned_size, 3);
+
+      await append(a, 2);
+      let release!: () => void;
+      gate = new Promise((r) => {
+        release = r;
+      });
+      const staleRound = ca.round(); // reads 5, signs it, waits at the gate
+      while (ca.status().tree_size !== 5) await new Promise((r) => setTimeout(r, 10));
+      await append(b, 3);
+      await cb.round();
+      assert.equal(cb.status().cosigned_size, 8);
+      release();
+      await staleRound;
+      const stale = ca.status();
+      assert.deepEqual([stale.cosigned_size, stale.tree_size, stale.witnesses[0]!.cosigned_size], [3, 5, 8]);
+      assert.match(stale.witnesses[0]!.error ?? "", /larger than this round's 5: another instance .*\(now 8\)/);
+      // The witness cannot tell a late instance from a rolled-back log: it answers 409 and records a rollback.
+      assert.match(w.stderr(), /REFUSED rollback by log .*\(cosigned 8, offered 5\)/);
+
+      await ca.round();
+      const caught = ca.status();
+      assert.deepEqual(
+        [caught.cosigned_size, caught.tree_size, caught.witnesses[0]!.cosigned_size, caught.witnesses[0]!.error],
+        [8, 8, 8, null],
+      );
+      assert.equal(ca.served().root, cb.served().root);
+    } finally {
+      await w.stop();
+      await a.close();
+      await b.close();
+    }
   });
 });
