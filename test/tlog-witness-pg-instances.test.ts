@@ -7,13 +7,16 @@
  * on one history (consistency proofs checked with the project's verifier), and both hubs
  * must end serving a checkpoint of the whole tree. And an instance whose round read the tree
  * before the other had the witness cosign a larger one is told so, not that its log was rolled
- * back, and catches up at its next round.
+ * back, and catches up at its next round. A client sent to both instances while one lags is
+ * stopped by its rollback check: a known limit, kept as a skipped test.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { checkHubLog } from "../src/client/checkHubLog.js";
+import { HubClient } from "../src/client/HubClient.js";
 import { encodeHex } from "../src/contract/hex.js";
 import { publicKeyFromSeed } from "../src/contract/keys.js";
 import { type CheckpointWitness, CosignedCheckpoints } from "../src/hub/CosignedCheckpoints.js";
@@ -266,6 +269,56 @@ describe("an instance whose round read the tree before the other instance had th
       await w.stop();
       await a.close();
       await b.close();
+    }
+  });
+});
+
+// Instances keep their served checkpoint in memory and catch up one round after the witness
+// answered another; a client sent to both meanwhile sees the tree shrink. The gap is made
+// deterministic here by an interval that does not come round during the test.
+describe("a client that checks the log through both instances", () => {
+  it("is not stopped by an instance whose cosigned checkpoint lags the other's", {
+    skip: "known limit: each instance serves its own newest cosigned checkpoint, so one may serve an older one than the other; checkHubLog then fails the rollback check (CORRUPTED log_rollback) though no history was lost",
+  }, async () => {
+    const other = await testDatabase();
+    const dir = tempDir("pg-witness-lag");
+    const keyFile = join(dir, "log-key.json");
+    const seed = randomBytes(32);
+    writeFileSync(
+      keyFile,
+      JSON.stringify({ name: "log", seed: encodeHex(seed), public_key: encodeHex(publicKeyFromSeed(seed)) }),
+    );
+    const key = new LogKey(seed);
+    const w = await startWitness(join(dir, "w"), [key.info().verifier_key]);
+    const args = (interval: number) => [
+      "--log-key",
+      keyFile,
+      "--witness",
+      `${w.verifierKey}@${w.url}`,
+      "--witness-interval",
+      String(interval),
+    ];
+    const fast = await startHub({ databaseUrl: other.url }, args(50));
+    const slow = await startHub({ databaseUrl: other.url }, args(3_600_000));
+    try {
+      await grow(fast.url, 3);
+      const pinned = {
+        origin: key.origin,
+        public_key: `ed25519:${encodeHex(key.publicKey)}`,
+        witnesses: [w.verifierKey],
+      };
+      let kept = await checkHubLog(new HubClient({ url: fast.url }), pinned, null, null);
+      for (let i = 0; i < 600 && kept.size < 3; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        kept = await checkHubLog(new HubClient({ url: fast.url }), pinned, null, null);
+      }
+      assert.equal(kept.size, 3);
+      const seen = await checkHubLog(new HubClient({ url: slow.url }), pinned, kept, null);
+      assert.ok(seen.size >= kept.size);
+    } finally {
+      await fast.stop();
+      await slow.stop();
+      await w.stop();
     }
   });
 });
