@@ -152,7 +152,13 @@ export class CosignedCheckpoints {
     for (let attempt = 0; attempt < 2; attempt++) {
       const old = state.cosigned ?? 0;
       if (old > size) {
-        state.error = `it cosigned a tree of ${old}, larger than this log's ${size}: the log was rolled back`;
+        // Instances sharing one database share the witness: another may have had it cosign a tree
+        // that grew after this round read its size. Only a tree still smaller than that is a rollback.
+        const now = await this.#parts.store.treeSize();
+        state.error =
+          now >= old
+            ? `it cosigned a tree of ${old}, larger than this round's ${size}: another instance submitted the grown tree (now ${now}) meanwhile`
+            : `it cosigned a tree of ${old}, larger than this log's ${now}: the log was rolled back`;
         return null;
       }
       try {
