@@ -9,16 +9,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { Hub } from "../src/hub/Hub.js";
-import { ANONYMOUS } from "../src/hub/HubApi.js";
 import { migratePg } from "../src/store/postgres/migrate.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "../src/store/postgres/migrations.js";
 import { PG_BY_HASH, PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { clientConfig } from "../src/store/postgres/pgPool.js";
 import { cli, tempDir } from "./cli-support.js";
-import { signedCommit } from "./hub-fixtures.js";
 import { created } from "./store-contract.js";
 import { testDatabase } from "./support/pg.js";
-import { copyPgRows, dumpPg, pullTexts, type Story, writeStory } from "./support/schemaV6.js";
+import { assertServesAndAppends, copyPgRows, dumpPg, pullTexts, type Story, writeStory } from "./support/schemaV6.js";
 import { testChain } from "./support/testChain.js";
 
 const db = await testDatabase();
@@ -170,30 +168,11 @@ describe("schema version 7 on PostgreSQL", { timeout: 60_000 }, () => {
   it("serves the migrated contracts and appends to them", async () => {
     const store = await open();
     const hub = new Hub({ store });
-    const { escrow, buyer } = story;
-    assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "delivered");
-    const log = await hub.getLog(ANONYMOUS, escrow, {});
-    for (const c of log.commits) assert.equal((await hub.getCommit(ANONYMOUS, escrow, c.hash)).index, c.index);
-    assert.equal(typeof (await hub.getInclusionProof(ANONYMOUS, { hash: story.received })).leaf_index, "number");
-    const incoming = await hub.listIncomingSends(ANONYMOUS, "holder", {});
-    assert.deepEqual(
-      incoming.sends.map((s) => [s.send_commit_id, s.received]),
-      [
-        [story.received, true],
-        [story.pending, false],
-      ],
-    );
-    const head = (await hub.getState(ANONYMOUS, escrow)).head;
-    const release = signedCommit(escrow, head, [{ method: "action", value: "RELEASE" }], [buyer]);
-    assert.equal((await hub.push(buyer.caller, escrow, { commits: [release] })).pushed, 1);
-    assert.deepEqual(await hub.push(buyer.caller, escrow, { commits: [release] }), { pushed: 0, head: release.hash });
-    assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "released");
-    const all = await hub.pull(ANONYMOUS, escrow, {});
-    assert.deepEqual(
-      all.commits.slice(0, -1).map((c) => JSON.stringify(c)),
-      pulled[escrow],
-    );
-    await hub.close();
+    try {
+      await assertServesAndAppends(hub, story, pulled);
+    } finally {
+      await hub.close();
+    }
   });
 
   it("is clean under contract-hub verify --database-url", async () => {

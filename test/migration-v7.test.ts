@@ -9,15 +9,21 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ANONYMOUS } from "../src/hub/HubApi.js";
 import Database from "../src/store/sqlite/Database.js";
 import { migrate } from "../src/store/sqlite/migrate.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "../src/store/sqlite/migrations.js";
 import { BY_HASH, SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { cli } from "./cli-support.js";
-import { cleanup, signedCommit, tempDir } from "./hub-fixtures.js";
+import { cleanup, tempDir } from "./hub-fixtures.js";
 import { openSqliteHub } from "./support/openSqliteHub.js";
-import { copySqliteRows, dumpSqlite, pullTexts, type Story, writeStory } from "./support/schemaV6.js";
+import {
+  assertServesAndAppends,
+  copySqliteRows,
+  dumpSqlite,
+  pullTexts,
+  type Story,
+  writeStory,
+} from "./support/schemaV6.js";
 
 /** The indexes of `commits` as `name unique origin` (origin: pk, u for a UNIQUE constraint, c for CREATE INDEX). */
 function commitIndexes(db: Database.Database): string[] {
@@ -133,32 +139,7 @@ describe("schema version 7 on SQLite", () => {
   it("serves the migrated contracts and appends to them", async () => {
     const hub = await openSqliteHub({ dataDir: v6 });
     try {
-      const { escrow, buyer } = story;
-      assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "delivered");
-      const log = await hub.getLog(ANONYMOUS, escrow, {});
-      for (const c of log.commits) assert.equal((await hub.getCommit(ANONYMOUS, escrow, c.hash)).index, c.index);
-      const proof = await hub.getInclusionProof(ANONYMOUS, { hash: story.received });
-      assert.equal(typeof proof.leaf_index, "number");
-      const incoming = await hub.listIncomingSends(ANONYMOUS, "holder", {});
-      assert.deepEqual(
-        incoming.sends.map((s) => [s.send_commit_id, s.received]),
-        [
-          [story.received, true],
-          [story.pending, false],
-        ],
-      );
-      const head = (await hub.getState(ANONYMOUS, escrow)).head;
-      const release = signedCommit(escrow, head, [{ method: "action", value: "RELEASE" }], [buyer]);
-      assert.equal((await hub.push(buyer.caller, escrow, { commits: [release] })).pushed, 1);
-      // The same commit again is found stored (storedHashes): nothing new.
-      assert.deepEqual(await hub.push(buyer.caller, escrow, { commits: [release] }), { pushed: 0, head: release.hash });
-      assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "released");
-      const all = await hub.pull(ANONYMOUS, escrow, {});
-      assert.deepEqual(
-        all.commits.slice(0, -1).map((c) => JSON.stringify(c)),
-        pulled[escrow],
-      );
-      assert.equal(all.commits.at(-1)!.hash, release.hash);
+      await assertServesAndAppends(hub, story, pulled);
     } finally {
       await hub.close();
     }

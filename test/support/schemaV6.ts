@@ -6,6 +6,7 @@
  * table. Version 7 changes the commits' indexes, not what an append writes, so these are the
  * rows a hub of version 6 would have left.
  */
+import assert from "node:assert/strict";
 import type pg from "pg";
 import type { Hub } from "../../src/hub/Hub.js";
 import { ANONYMOUS } from "../../src/hub/HubApi.js";
@@ -163,4 +164,37 @@ export async function dumpPg(client: Queryable, schema: string): Promise<Record<
     out[t] = (await client.query(`SELECT * FROM "${schema}".${t} ORDER BY ${cols}`)).rows;
   }
   return out;
+}
+
+/**
+ * What a hub over the migrated store must still do with the story: read the escrow's state,
+ * log and commits by hash, prove a commit's inclusion, list incoming SENDs, append a RELEASE
+ * (and find it stored when pushed again), and pull the old commits byte for byte as before.
+ */
+export async function assertServesAndAppends(hub: Hub, story: Story, pulled: Record<string, string[]>): Promise<void> {
+  const { escrow, buyer } = story;
+  assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "delivered");
+  const log = await hub.getLog(ANONYMOUS, escrow, {});
+  for (const c of log.commits) assert.equal((await hub.getCommit(ANONYMOUS, escrow, c.hash)).index, c.index);
+  assert.equal(typeof (await hub.getInclusionProof(ANONYMOUS, { hash: story.received })).leaf_index, "number");
+  const incoming = await hub.listIncomingSends(ANONYMOUS, "holder", {});
+  assert.deepEqual(
+    incoming.sends.map((s) => [s.send_commit_id, s.received]),
+    [
+      [story.received, true],
+      [story.pending, false],
+    ],
+  );
+  const head = (await hub.getState(ANONYMOUS, escrow)).head;
+  const release = signedCommit(escrow, head, [{ method: "action", value: "RELEASE" }], [buyer]);
+  assert.equal((await hub.push(buyer.caller, escrow, { commits: [release] })).pushed, 1);
+  // The same commit again is found stored (storedHashes): nothing new.
+  assert.deepEqual(await hub.push(buyer.caller, escrow, { commits: [release] }), { pushed: 0, head: release.hash });
+  assert.equal((await hub.getState(ANONYMOUS, escrow)).current_state, "released");
+  const all = await hub.pull(ANONYMOUS, escrow, {});
+  assert.deepEqual(
+    all.commits.slice(0, -1).map((c) => JSON.stringify(c)),
+    pulled[escrow],
+  );
+  assert.equal(all.commits.at(-1)!.hash, release.hash);
 }
