@@ -128,15 +128,14 @@ export class Hub implements HubApi {
   private readonly sweeper: NodeJS.Timeout;
 
   /**
-   * Where a host relays other instances' commits (PostgreSQL LISTEN/NOTIFY): onto the bus,
-   * and the proposals each one made stale are announced as this hub's own appends' are.
+   * Where a host relays other instances' commits (PostgreSQL LISTEN/NOTIFY): published as this
+   * hub's own appends are (onto the bus, and the proposals each one made stale announced).
    */
   readonly relay = {
     hasListeners: (contractId: string): boolean =>
       this.bus.hasListeners(contractId) || this.bus.hasProposalListeners(contractId),
     publish: (commits: readonly LiveCommit[]): void => {
-      this.bus.publish(commits);
-      for (const c of commits) announceStale(this.ctx, c.contractId, c.stored.parent);
+      for (const c of commits) this.ctx.publish(c.contractId, [c.stored], [c.view]);
     },
     listenedContracts: (): string[] => [...new Set([...this.bus.listenedContracts(), ...this.bus.proposalContracts()])],
   };
