@@ -271,6 +271,56 @@ describe("Hub: push and pull", () => {
     await hub.close();
   });
 
+  it("decides a push sent while the previous one was being stored against the keys of the state it lands on", async () => {
+    const hub = await openHub();
+    const owner = new Actor("owner");
+    const first = new Actor("signer");
+    const second = new Actor("signer");
+    const { contract_id: id } = await hub.createContract(owner.caller, {
+      model: null,
+      rules: [],
+      state: { "/users/signer.id": first.key },
+    });
+    const head = async () => (await hub.getContract(ANONYMOUS, id)).state.head;
+    const post = (parent: string, path: string, value: string, signers: Actor[] = []) =>
+      signedCommit(id, parent, [{ method: "post", path, value }], signers);
+
+    // Both pushes start on the cached state before the first is stored; the second's
+    // signature, verified early against that state, still holds on the state it lands on.
+    const note = post(await head(), "/notes/a.text", "a");
+    const signed = post(note.hash, "/notes/b.text", "b", [first]);
+    const [a, b] = await Promise.all([
+      hub.push(owner.caller, id, { commits: [note] }),
+      hub.push(owner.caller, id, { commits: [signed] }),
+    ]);
+    assert.deepEqual([a.pushed, b.pushed, b.head], [1, 1, signed.hash]);
+
+    // The first push hands /users/signer.id to another key: a signature the early check
+    // found good against the old key is refused on the state it lands on.
+    const rekey = post(signed.hash, "/users/signer.id", second.key);
+    const stale = post(rekey.hash, "/notes/c.text", "c", [first]);
+    const [rekeyed, refused] = await Promise.allSettled([
+      hub.push(owner.caller, id, { commits: [rekey] }),
+      hub.push(owner.caller, id, { commits: [stale] }),
+    ]);
+    assert.equal(rekeyed.status, "fulfilled");
+    assert.equal(refused.status, "rejected");
+    assert.equal((refused as PromiseRejectedResult).reason.code, "VALIDATION_FAILED");
+    assert.equal((refused as PromiseRejectedResult).reason.details.reason, "bad_signature");
+    assert.equal(await head(), rekey.hash);
+
+    // And the other way round: a signature the early check refused against the old key is
+    // accepted when the earlier push made its key the signer's.
+    const back = post(rekey.hash, "/users/signer.id", first.key);
+    const fresh = post(back.hash, "/notes/d.text", "d", [first]);
+    await Promise.all([
+      hub.push(owner.caller, id, { commits: [back] }),
+      hub.push(owner.caller, id, { commits: [fresh] }),
+    ]);
+    assert.equal(await head(), fresh.hash);
+    await hub.close();
+  });
+
   it("refuses non-genesis creation, foreign genesis, stale parents, and stores nothing of a bad batch", async () => {
     const hub = await openHub();
     const owner = new Actor("owner");

@@ -15,7 +15,7 @@ export type { MissingSignature } from "./missingSignatures.js";
 export { type ReplayOptions, replayLog } from "./replayLog.js";
 export { type StoredCommit, toLogEntry, toPulledCommit, toWireCommit } from "./StoredCommit.js";
 export { type StateView, stateView, type ValidAction, validActions } from "./stateView.js";
-export { SignatureBatch, startBatchSignatures, verifyBatchSignatures } from "./verifySigners.js";
+export { SignatureBatch, signerKeysHold, startBatchSignatures, verifyBatchSignatures } from "./verifySigners.js";
 
 /** What a new contract starts with. */
 export interface GenesisInput {

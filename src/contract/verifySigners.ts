@@ -120,6 +120,12 @@ export function startBatchSignatures(
 export class SignatureBatch {
   private readonly overlay = new Map<string, unknown>();
   private readonly lookup: ReadonlyMap<string, unknown>;
+  /**
+   * The keys each added commit's signatures were resolved to, in the order of `add` (undefined
+   * where a signer could not be resolved). A caller that decides the commits on a later state
+   * than the batch started from checks them with `signerKeysHold` before trusting a verdict.
+   */
+  readonly keys: (readonly string[] | undefined)[] = [];
 
   constructor(data: ReadonlyMap<string, unknown>) {
     this.lookup = {
@@ -129,10 +135,35 @@ export class SignatureBatch {
 
   /** Starts verifying a shape-validated commit; resolves to its signer keys, or undefined when it could not be pre-verified. */
   add(commit: WireCommit): Promise<string[] | undefined> {
+    this.keys.push(resolvedKeys(commit, this.lookup));
     // verifySigners resolves the keys now, before its first await; only the verification is deferred.
     const verdict = verifySigners(commit, this.lookup, true).catch(() => undefined);
     for (const op of commit.data)
       if (op.method === "post" && op.path !== undefined) this.overlay.set(op.path, op.value);
     return verdict;
   }
+}
+
+function resolvedKeys(commit: WireCommit, data: ReadonlyMap<string, unknown>): string[] | undefined {
+  try {
+    return Object.keys(commit.head.signatures).map((signer) => resolveSignerKey(signer, data));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a commit's signers resolve, against `data`, to the same keys, entry by entry, as
+ * `keys` (what a SignatureBatch verified them with). A verdict reached on another state is
+ * the commit's verdict on this one exactly when they do: a signature verifies against a key,
+ * and the state only chooses the key.
+ */
+export function signerKeysHold(
+  commit: WireCommit,
+  keys: readonly string[] | undefined,
+  data: ReadonlyMap<string, unknown>,
+): boolean {
+  if (keys === undefined) return false;
+  const now = resolvedKeys(commit, data);
+  return now !== undefined && now.length === keys.length && now.every((k, i) => k === keys[i]);
 }

@@ -8,6 +8,7 @@ import {
   acceptGenesis,
   applyDelta,
   SignatureBatch,
+  signerKeysHold,
   startBatchSignatures,
   stateView,
 } from "../contract/engine.js";
@@ -146,10 +147,13 @@ export async function pushCommits(
     }
     const storedLength = state?.length ?? 0;
     // Signatures verify on the verification workers while the commits are decided in order here: each
-    // commit waits only for its own verification. The batch was shape-checked above.
+    // commit waits only for its own verification. The batch was shape-checked above. Verdicts
+    // started on another head (a push sent while the previous one was still appending) count
+    // for each commit whose signers still resolve to the keys they were verified with.
+    const recheckKeys = early !== null && (state?.head !== early.head || start > 0);
     const verifying =
-      early !== null && start === 0 && state?.head === early.head
-        ? early.verdicts
+      early !== null && state !== null
+        ? early.verdicts.slice(start)
         : startBatchSignatures(working, rest, { prevalidated: true });
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
@@ -163,7 +167,8 @@ export async function pushCommits(
       verifyOnThreadpool: true,
     });
     for (const [i, c] of rest.entries()) {
-      const verified = await verifying[i];
+      let verified = await verifying[i];
+      if (recheckKeys && !signerKeysHold(c, early!.batch.keys[start + i], working.data)) verified = undefined;
       if (verified === undefined) delete ctx.verifiedSigners;
       else ctx.verifiedSigners = verified;
       const accepted = await acceptCommit(working, c, ctx);
