@@ -50,9 +50,12 @@ export async function acceptCommit(
   const signers =
     ctx.verifiedSigners ??
     (ctx.trusted ? [] : await verifySigners(commit, state.data, ctx.verifyOnThreadpool === true));
-  const attestations = ctx.trusted
-    ? (commit.head.attestations ?? [])
-    : await verifyAttestations(state.contractId, commit);
+  // Most commits carry no attestations and no rules: they skip those awaits altogether (each
+  // is a promise and a turn of the event loop per commit of a push).
+  const attestations =
+    ctx.trusted || commit.head.attestations === undefined || commit.head.attestations.length === 0
+      ? (commit.head.attestations ?? [])
+      : await verifyAttestations(state.contractId, commit);
   const index = state.length;
   const ops = commit.data;
   const wasm = ctx.wasm ?? null;
@@ -82,7 +85,7 @@ export async function acceptCommit(
     current = result.next;
   }
 
-  const newRules = await newRuleRecords(ops, index, ctx);
+  const newRules = ops.some((op) => op.method === "rule") ? await newRuleRecords(ops, index, ctx) : [];
   const modelOp = ops.find((op) => op.method === "model");
   let model = state.model;
   const budget = limits.modelCheckBudget;

@@ -62,6 +62,10 @@ export function rawPublicKey(key: KeyObject): Buffer {
 export class PublicKeyCache {
   readonly #map = new Map<string, KeyObject>();
   readonly capacity: number;
+  // The last key asked for: a push asks for the same author's key once per commit, and
+  // answering it here skips the LRU's re-insertion (two string hashes of 64 characters).
+  #lastId = "";
+  #lastKey: KeyObject | undefined;
 
   constructor(capacity = 4096) {
     this.capacity = Math.max(1, capacity);
@@ -80,10 +84,13 @@ export class PublicKeyCache {
       expectLength(raw, 32, "verify", "public key");
       id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("hex");
     }
+    if (id === this.#lastId && this.#lastKey !== undefined) return this.#lastKey;
     const hit = this.#map.get(id);
     if (hit !== undefined) {
       this.#map.delete(id);
       this.#map.set(id, hit);
+      this.#lastId = id;
+      this.#lastKey = hit;
       return hit;
     }
     // Verification refuses weak keys too: a key never enters the cache without the check.
@@ -101,6 +108,7 @@ export class PublicKeyCache {
 
   clear(): void {
     this.#map.clear();
+    this.#lastKey = undefined;
   }
 }
 

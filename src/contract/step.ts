@@ -113,11 +113,41 @@ async function evaluateCustom(p: Property, facts: CommitFacts): Promise<Predicat
   });
 }
 
+/**
+ * Whether property `p` holds, when that needs no await: a static label, a built-in predicate
+ * (evaluated and cached here), or a custom one already evaluated for this commit. Undefined
+ * for a custom predicate still to run, and for the proposals' optimistic signature reading
+ * (propertyHolds then answers). Most commits are decided on this path alone.
+ */
+function holdsNow(p: Property, facts: CommitFacts): boolean | undefined {
+  if (!isPredicate(p)) return facts.labels.has(p.name);
+  if (facts.optimisticSignatures === true) return undefined;
+  const key = keyOf(p);
+  const cached = facts.cache.get(key);
+  if (cached !== undefined) return cached.valid;
+  const result = evaluateBuiltin(p.name, p.args ?? [], facts.input);
+  if (result === null) return undefined;
+  facts.cache.set(key, result);
+  return result.valid;
+}
+
+// A property's cache key, computed once per parsed property (a transition's properties are
+// checked for every commit).
+const KEYS = new WeakMap<Property, string>();
+function keyOf(p: Property): string {
+  let key = KEYS.get(p);
+  if (key === undefined) {
+    key = propertyKey(p);
+    KEYS.set(p, key);
+  }
+  return key;
+}
+
 /** Whether property `p` (canonical, sign ignored) holds for the commit. */
 export async function propertyHolds(p: Property, facts: CommitFacts): Promise<PredicateResult> {
   if (!isPredicate(p)) return { valid: facts.labels.has(p.name), gas_used: 0, errors: [] };
   if (facts.optimisticSignatures === true && p.sign === "+" && SIGNATURE_PREDICATES.has(p.name)) {
-    const key = `signable:${propertyKey(p)}`;
+    const key = `signable:${keyOf(p)}`;
     let result = facts.cache.get(key);
     if (result === undefined) {
       result = evaluateBuiltin(p.name, p.args ?? [], { ...facts.input, signers: EVERY_KEY })!;
@@ -125,7 +155,7 @@ export async function propertyHolds(p: Property, facts: CommitFacts): Promise<Pr
     }
     return result;
   }
-  const key = propertyKey(p);
+  const key = keyOf(p);
   const cached = facts.cache.get(key);
   if (cached !== undefined) return cached;
   const result = evaluateBuiltin(p.name, p.args ?? [], facts.input) ?? (await evaluateCustom(p, facts));
@@ -194,9 +224,30 @@ export async function transitionEnabled(
   facts: CommitFacts,
   needs: { labels: string[]; paths: string[] },
 ): Promise<boolean> {
+  const now = transitionEnabledNow(t, facts, needs);
+  if (now !== undefined) return now;
   for (const p of t.label) {
     if ((await propertyHolds(p, facts)).valid !== (p.sign === "+")) return false;
   }
+  return coversNeeds(t, needs);
+}
+
+/** transitionEnabled without an await; undefined when a property needs one (see holdsNow). */
+function transitionEnabledNow(
+  t: LtsTransition,
+  facts: CommitFacts,
+  needs: { labels: string[]; paths: string[] },
+): boolean | undefined {
+  for (const p of t.label) {
+    const holds = holdsNow(p, facts);
+    if (holds === undefined) return undefined;
+    if (holds !== (p.sign === "+")) return false;
+  }
+  return coversNeeds(t, needs);
+}
+
+/** Whether `t` names every sensitive operation of the commit (docs/language.md). */
+function coversNeeds(t: LtsTransition, needs: { labels: string[]; paths: string[] }): boolean {
   for (const name of needs.labels) {
     if (!t.label.some((p) => p.sign === "+" && p.name === name && p.args === null)) return false;
   }
@@ -218,7 +269,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
       const t = lts.transitions[lts.succEdge[i]!]!;
-      if (await transitionEnabled(t, facts, needs)) next.add(t.to);
+      if (transitionEnabledNow(t, facts, needs) ?? (await transitionEnabled(t, facts, needs))) next.add(t.to);
     }
   }
   if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };

@@ -10,7 +10,7 @@ import {
 } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { computeCommitHash } from "./commitHash.js";
-import { decodeHash, decodeSignature, normalizeIdentity, parseIdentity, typeName } from "./hex.js";
+import { decodeHash, decodeSignature, isLowerHex, normalizeIdentity, parseIdentity, typeName } from "./hex.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { checkOperationPaths, checkPathSyntax } from "./pathTypes.js";
 
@@ -70,9 +70,11 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
   if (!isPlainObject(input))
     invalid(`Cannot accept commit: expected an object, got ${typeName(input)}`, "commit_not_object");
   const hash = input.hash;
-  if (!ctx.computeHash) decodeHash(hash, "hash");
+  // Well-formed hex is only checked here (decoding it would allocate for nothing); the
+  // decoders run for a malformed value, to throw their precise error.
+  if (!ctx.computeHash && !isLowerHex(hash, 32)) decodeHash(hash, "hash");
   const parent = input.parent;
-  if (parent !== null) decodeHash(parent, "parent");
+  if (parent !== null && !isLowerHex(parent, 32)) decodeHash(parent, "parent");
   const data = normalizeOperations(input.data, limits);
   const head = normalizeHead(input.head, parent as string | null, limits);
 
@@ -334,7 +336,7 @@ function normalizeHead(raw: unknown, parent: string | null, limits: Limits): Com
       invalid(`Cannot accept commit: signer "${signer}" appears twice in head.signatures`, "duplicate_signer", {
         signer,
       });
-    decodeSignature(sig, `head.signatures["${key}"]`);
+    if (!isLowerHex(sig, 64)) decodeSignature(sig, `head.signatures["${key}"]`);
     signatures[signer] = sig as string;
   }
   const head: CommitHead = { parent, signatures };
@@ -376,7 +378,7 @@ function normalizeAttestation(raw: unknown, i: number): Attestation {
   if (typeof raw.claim !== "string" || raw.claim.length === 0)
     invalid(`Cannot accept ${at}: claim must be a non-empty string`, "attestation_shape");
   if (raw.value === undefined) invalid(`Cannot accept ${at}: value is missing`, "attestation_shape");
-  decodeSignature(raw.signature, `${at}.signature`);
+  if (!isLowerHex(raw.signature, 64)) decodeSignature(raw.signature, `${at}.signature`);
   return {
     oracle: normalizeIdentity(raw.oracle, `${at}.oracle`, undefined, "VALIDATION_FAILED"),
     claim: raw.claim,

@@ -135,13 +135,27 @@ export class SignatureBatch {
 
   /** Starts verifying a shape-validated commit; resolves to its signer keys, or undefined when it could not be pre-verified. */
   add(commit: WireCommit): Promise<string[] | undefined> {
-    this.keys.push(resolvedKeys(commit, this.lookup));
-    // verifySigners resolves the keys now, before its first await; only the verification is deferred.
-    const verdict = verifySigners(commit, this.lookup, true).catch(() => undefined);
+    // The keys resolve now, against the state before this commit; only the verification is deferred.
+    const keys = resolvedKeys(commit, this.lookup);
+    this.keys.push(keys);
+    const verdict = keys === undefined ? Promise.resolve(undefined) : verifyWithKeys(commit, keys);
     for (const op of commit.data)
       if (op.method === "post" && op.path !== undefined) this.overlay.set(op.path, op.value);
     return verdict;
   }
+}
+
+/** The verdict of a commit's signatures under resolved keys: the distinct keys, or undefined if any fails. */
+function verifyWithKeys(commit: WireCommit, keys: readonly string[]): Promise<string[] | undefined> {
+  const sigs = Object.values(commit.head.signatures);
+  const none = () => undefined;
+  // One signature, the usual case: no Promise.all and no set of keys.
+  if (keys.length === 1)
+    return verifyPool.verifyHash(keys[0]!, commit.hash, sigs[0]!).then((ok) => (ok ? [keys[0]!] : undefined), none);
+  return Promise.all(keys.map((k, i) => verifyPool.verifyHash(k, commit.hash, sigs[i]!))).then(
+    (results) => (results.includes(false) ? undefined : [...new Set(keys)]),
+    none,
+  );
 }
 
 function resolvedKeys(commit: WireCommit, data: ReadonlyMap<string, unknown>): string[] | undefined {
