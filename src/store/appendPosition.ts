@@ -32,7 +32,11 @@ export function lengthAtHead(
  * each naming the previous as parent (the caller computed positions from the head it
  * validated against, so a mismatch is a bug, not a race).
  */
-export function checkChain(length: number, parent: string | null, commits: readonly StoredCommit[]): string | null {
+export function checkChain(
+  length: number,
+  parent: string | null,
+  commits: readonly Pick<StoredCommit, "index" | "hash" | "parent">[],
+): string | null {
   let head = parent;
   for (const [i, c] of commits.entries()) {
     if (c.index !== length + i || c.parent !== head) {

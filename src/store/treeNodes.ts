@@ -11,7 +11,7 @@ export interface TreeNodeRow {
 }
 
 /** The leaf hashes of commits: the hash of the 32 raw bytes of each commit hash. */
-export const leafHashesOf = (commits: readonly StoredCommit[]): Buffer[] =>
+export const leafHashesOf = (commits: readonly Pick<StoredCommit, "hash">[]): Buffer[] =>
   commits.map((c) => leafHash(Buffer.from(c.hash, "hex")));
 
 /** The rows as a map by nodeKey, checking that every id asked for came back. */

@@ -4,6 +4,7 @@ import {
   COMMIT_COLUMNS,
   type CommitRow,
   commitFromRow,
+  commitInsert,
   commitParams,
   INSERT_COLUMNS,
   PULL_COLUMNS,
@@ -28,7 +29,7 @@ const ARRAYS = 10;
 export async function insertCommits(client: PoolClient, contractId: string, commits: readonly StoredCommit[]) {
   const columns: unknown[][] = Array.from({ length: ARRAYS }, () => new Array(commits.length));
   commits.forEach((c, i) => {
-    const params = commitParams(contractId, c);
+    const params = commitParams(contractId, commitInsert(c));
     for (let k = 0; k < ARRAYS; k++) columns[k]![i] = params[k + 1];
   });
   await client.query(INSERT_COMMITS, [contractId, ...columns]);

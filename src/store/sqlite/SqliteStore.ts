@@ -25,6 +25,7 @@ import {
   COMMIT_COLUMNS,
   type CommitRow,
   commitFromRow,
+  commitInsert,
   PULL_COLUMNS,
   type PullRow,
   pulledTextOf,
@@ -158,7 +159,13 @@ export class SqliteStore implements Store {
     extras: AppendExtras = {},
   ): Promise<void> {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
-    const firstLeaf = await this.writer.run("appendCommits", contractId, expectedHead, commits, extras);
+    const firstLeaf = await this.writer.run(
+      "appendCommits",
+      contractId,
+      expectedHead,
+      commits.map(commitInsert),
+      extras,
+    );
     // The writer numbered copies of the commits: the callers' objects get their leaves here.
     commits.forEach((c, i) => {
       c.leafIndex = firstLeaf + i;

@@ -1,5 +1,4 @@
 import { ContractError } from "../../contract/ContractError.js";
-import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
 import { replayedNonce } from "../replayedNonce.js";
 import { type AccessKeyRow, accessKeyFromRow } from "../rows.js";
@@ -12,7 +11,7 @@ import type {
   StateSnapshot,
 } from "../Store.js";
 import { applyAssetEffects } from "./applyAssetEffects.js";
-import { commitParams, INSERT_COLUMNS } from "./commitRows.js";
+import { type CommitInsert, commitParams, INSERT_COLUMNS } from "./commitRows.js";
 import type Database from "./Database.js";
 import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
 import { appendSqliteLeaves } from "./sqliteTree.js";
@@ -44,7 +43,7 @@ export class SqliteWrites {
   appendCommits(
     contractId: string,
     expectedHead: string | null,
-    commits: StoredCommit[],
+    commits: CommitInsert[],
     extras: AppendExtras,
   ): number {
     if (extras.nonce !== undefined && !this.useNonce(extras.nonce)) throw replayedNonce();

@@ -38,26 +38,55 @@ export const INSERT_COLUMNS =
   "contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index, wire";
 
 /**
- * The bind parameters of an INSERT INTO commits (INSERT_COLUMNS): each JSON column serialised
- * once, and the wire bytes (commitText.ts) joined from those texts, not serialised again.
+ * A commit as the store inserts it: its place in the chain and each JSON column already
+ * serialised. The SQLite store builds these on the event loop and hands them to its writer
+ * thread: a few strings cross a thread for less than the commit's objects do.
  */
-export function commitParams(contractId: string, c: StoredCommit): unknown[] {
-  const data = JSON.stringify(c.data);
-  const signatures = JSON.stringify(c.signatures);
-  const attestations =
-    c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations);
+export interface CommitInsert {
+  index: number;
+  hash: string;
+  parent: string | null;
+  timestamp: number;
+  data: string;
+  signatures: string;
+  attestations: string | null;
+  signers: string;
+  leafIndex?: number;
+}
+
+/** Each JSON column of `c` serialised once. */
+export function commitInsert(c: StoredCommit): CommitInsert {
+  const row: CommitInsert = {
+    index: c.index,
+    hash: c.hash,
+    parent: c.parent,
+    timestamp: c.timestamp,
+    data: JSON.stringify(c.data),
+    signatures: JSON.stringify(c.signatures),
+    attestations: c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
+    signers: JSON.stringify(c.signers),
+  };
+  if (c.leafIndex !== undefined) row.leafIndex = c.leafIndex;
+  return row;
+}
+
+/**
+ * The bind parameters of an INSERT INTO commits (INSERT_COLUMNS), with the wire bytes
+ * (commitText.ts) joined from the serialised columns, not serialised again.
+ */
+export function commitParams(contractId: string, c: CommitInsert): unknown[] {
   return [
     contractId,
     c.index,
     c.hash,
     c.parent,
-    data,
-    signatures,
-    attestations,
+    c.data,
+    c.signatures,
+    c.attestations,
     c.timestamp,
-    JSON.stringify(c.signers),
+    c.signers,
     c.leafIndex ?? null,
-    wireText(c.hash, c.parent, data, signatures, attestations),
+    wireText(c.hash, c.parent, c.data, c.signatures, c.attestations),
   ];
 }
 

@@ -28,7 +28,7 @@ export function readSqliteTreeNodes(sql: Sql, ids: readonly NodeId[]): Map<strin
 }
 
 /** Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes. */
-export function appendSqliteLeaves(sql: Sql, commits: readonly StoredCommit[]): void {
+export function appendSqliteLeaves(sql: Sql, commits: readonly Pick<StoredCommit, "hash" | "leafIndex">[]): void {
   const size = sqliteTreeSize(sql);
   const nodes = appendNodes(size, readSqliteTreeNodes(sql, frontierOf(size)), leafHashesOf(commits));
   const insert = sql("INSERT INTO tlog_nodes (level, idx, hash) VALUES (?, ?, ?)");
