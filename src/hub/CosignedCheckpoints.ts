@@ -52,7 +52,7 @@ export interface WitnessStatus {
   quorum: number;
   /** Size of the checkpoint served now (null: none cosigned yet, `GET /checkpoint` answers 503). */
   cosigned_size: number | null;
-  /** Leaves in the tree at the last round. */
+  /** Leaves in the tree at the last round, or the served checkpoint's size if larger (another instance's round). */
   tree_size: number | null;
   witnesses: { name: string; verifier_key: string; url: string; cosigned_size: number | null; error: string | null }[];
 }
@@ -75,6 +75,8 @@ export class CosignedCheckpoints {
   readonly #states: WitnessState[];
   /** The newest cosigned checkpoint known: this instance's, or another's read from the store. */
   #served: CheckpointResult | undefined;
+  /** The witnesses whose valid cosignatures `#served` carries. */
+  #servedBy = new Set<string>();
   /** A stored note that does not carry this hub's quorum (another witness list): not read again. */
   #refused: string | undefined;
   #treeSize: number | null = null;
@@ -175,10 +177,24 @@ export class CosignedCheckpoints {
     }
     if (stored.size <= (this.#served?.size ?? -1)) return;
     this.#served = { checkpoint: stored.checkpoint, size: stored.size, root };
+    // Another instance's round saw the tree at least this large: the state never shows a tree smaller than the served checkpoint.
+    if (this.#treeSize === null || this.#treeSize < stored.size) this.#treeSize = stored.size;
+    this.#servedBy = new Set(lines.map((l) => l.name));
+    this.#settle();
+  }
+
+  /**
+   * A witness whose cosignature the served checkpoint carries, and that is not known to have
+   * cosigned more, has cosigned that size and is in order: a late round's answer (another
+   * instance had it cosign this tree first) is no fault of the witness.
+   */
+  #settle(): void {
+    const served = this.#served;
+    if (served === undefined) return;
     this.#policy.witnesses.forEach((w, i) => {
       const state = this.#states[i]!;
-      if (!lines.some((l) => l.name === w.key.name) || (state.cosigned ?? 0) > stored.size) return;
-      state.cosigned = stored.size;
+      if (!this.#servedBy.has(w.key.name) || (state.cosigned ?? 0) > served.size) return;
+      state.cosigned = served.size;
       state.error = null;
       state.rollback = false;
     });
@@ -218,6 +234,9 @@ export class CosignedCheckpoints {
       // Witnesses that cosigned more than the whole log hold it rolled back: serve nothing, as
       // before any quorum, rather than the checkpoint the older copy of the store kept.
       if (this.#states.some((s) => s.rollback)) this.#rolledBack = true;
+      // A checkpoint of this tree or a larger one may have been taken from the store meanwhile:
+      // this round came late, and the witnesses on that checkpoint are in order.
+      if ((this.#served?.size ?? -1) >= size) this.#settle();
       return;
     }
     const own = { checkpoint: note + lines.map((l) => `${l.line}\n`).join(""), size, root: root.toString("hex") };
@@ -225,7 +244,10 @@ export class CosignedCheckpoints {
     await this.#parts.store.saveCosignedCheckpoint(own);
     this.#asked = true;
     this.#rolledBack = false;
-    if (this.#served === undefined || this.#served.size < size) this.#served = own;
+    if (this.#served === undefined || this.#served.size < size) {
+      this.#served = own;
+      this.#servedBy = new Set(lines.map((l) => l.name));
+    }
   }
 
   /** Asks one witness to cosign `note`; a 409 teaches the size it cosigned, and the request is made again once. */
