@@ -108,7 +108,7 @@ describe("schema version 7 on PostgreSQL", { timeout: 60_000 }, () => {
   });
 
   it("opens a schema-6 store at version 7, every row of every table as it was stored", async () => {
-    assert.equal(PG_SCHEMA_VERSION, 7);
+    assert.ok(PG_SCHEMA_VERSION >= 7, `schema version ${PG_SCHEMA_VERSION}`);
     assert.deepEqual([stored.commits!.length, stored.state_snapshots!.length], [11, story.ids.length]);
     const store = await open();
     assert.deepEqual(await pullTexts(store, story.ids), pulled);

@@ -70,7 +70,7 @@ after(cleanup);
 
 describe("schema version 7 on SQLite", () => {
   it("opens a schema-6 database at version 7, every row of every table as it was stored", async () => {
-    assert.equal(SCHEMA_VERSION, 7);
+    assert.ok(SCHEMA_VERSION >= 7, `schema version ${SCHEMA_VERSION}`);
     // Escrow 3, issuer 4, holder 2, secret 2; each past its first snapshot.
     assert.deepEqual([stored.commits!.length, stored.state_snapshots!.length], [11, story.ids.length]);
     const store = await SqliteStore.open({ dataDir: v6 });
@@ -154,7 +154,7 @@ describe("schema version 7 on SQLite", () => {
       assert.deepEqual([doc.ok, doc.checked, doc.damaged, doc.tree.ok], [true, story.ids.length, 0, true]);
     }
     const db = new Database(join(v6Copy, "hub.sqlite"), { readonly: true });
-    assert.deepEqual(db.prepare("SELECT MAX(version) AS v FROM schema_version").get(), { v: 7 });
+    assert.deepEqual(db.prepare("SELECT MAX(version) AS v FROM schema_version").get(), { v: SCHEMA_VERSION });
     assert.deepEqual(dumpSqlite(db), stored);
     db.close();
   });

@@ -96,4 +96,26 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
     assert.equal(next[0]!.leafIndex, 3);
     await store.close();
   });
+
+  it("keeps the newest cosigned checkpoint: only a larger tree replaces it, whatever the order", async () => {
+    const store = await fresh();
+    const cp = (size: number, note = `note of ${size}\n`) => ({
+      checkpoint: note,
+      size,
+      root: size.toString(16).padStart(64, "0"),
+    });
+    assert.equal(await store.readCosignedCheckpoint(), null);
+    assert.equal(await store.saveCosignedCheckpoint(cp(5)), true);
+    assert.equal(await store.saveCosignedCheckpoint(cp(3)), false);
+    assert.equal(await store.saveCosignedCheckpoint(cp(5, "another note of 5\n")), false);
+    assert.deepEqual(await store.readCosignedCheckpoint(), cp(5));
+    assert.equal(await store.saveCosignedCheckpoint(cp(9)), true);
+    assert.deepEqual(await store.readCosignedCheckpoint(), cp(9));
+    // At once: the largest stays, the smaller ones report that they were not stored.
+    const sizes = [10, 14, 11, 8, 12];
+    const stored = await Promise.all(sizes.map((n) => store.saveCosignedCheckpoint(cp(n))));
+    assert.equal(stored[1], true);
+    assert.equal(stored[3], false);
+    assert.deepEqual(await store.readCosignedCheckpoint(), cp(14));
+  });
 }

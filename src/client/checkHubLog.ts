@@ -137,6 +137,9 @@ async function checkOnce(
     }
   }
   if (head === null) return { fresh, covered: true };
+  // No commit is in the empty tree (and the hub refuses size 0 for an inclusion proof): a
+  // head pushed before the first cosigned checkpoint past it waits like any other.
+  if (seen.size === 0) return { fresh, covered: false };
   let proven = false;
   try {
     const p = await client.inclusionProof(head, seen.size);

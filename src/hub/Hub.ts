@@ -341,7 +341,10 @@ export class Hub implements HubApi {
 
   async getCheckpointKey() {
     const key = await checkpointKey(this.transparency);
-    return this.cosigned !== undefined ? { ...key, witnesses: this.cosigned.status() } : key;
+    if (this.cosigned === undefined) return key;
+    // The served size in the state is the one GET /checkpoint would answer now (another instance's, maybe).
+    await this.cosigned.refresh();
+    return { ...key, witnesses: this.cosigned.status() };
   }
 
   getInclusionProof(caller: Caller, q: { hash?: unknown; size?: unknown }) {

@@ -23,6 +23,7 @@ const WRITES = new Set([
   "revokeAccessKey",
   "useNonce",
   "saveSnapshot",
+  "saveCosignedCheckpoint",
 ]);
 /** Store calls whose first argument is a contract id (named by CORRUPTED). */
 const BY_CONTRACT = new Set([
@@ -53,6 +54,7 @@ const GUARDED = new Set([
   "readTreeNodes",
   "findLeaf",
   "logKeySeed",
+  "readCosignedCheckpoint",
   "listSnapshots",
 ]);
 

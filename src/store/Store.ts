@@ -95,6 +95,14 @@ export interface LeafRecord {
   leafIndex: number;
 }
 
+/** The newest cosigned checkpoint served (`tlog_cosigned`): the note with its cosignature lines. */
+export interface CosignedCheckpointRecord {
+  checkpoint: string;
+  size: number;
+  /** Root hash, lower-case hex. */
+  root: string;
+}
+
 export interface AccessKeyRecord {
   /** Access public key, lower-case hex. */
   accessKey: string;
@@ -251,6 +259,13 @@ export interface Store {
    * the data directory; PostgreSQL: a row shared by every instance).
    */
   logKeySeed(): Promise<Buffer>;
+  /** The newest cosigned checkpoint any instance on this store served, or null. */
+  readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null>;
+  /**
+   * Stores `c` as the newest cosigned checkpoint iff its tree is larger than the stored one's,
+   * in one statement (instances racing never move it back); true when it was stored.
+   */
+  saveCosignedCheckpoint(c: CosignedCheckpointRecord): Promise<boolean>;
   /**
    * Stores a new proposal, or reopens a withdrawn or expired one of the same hash, in one
    * transaction with the count of the contract's open proposals: RATE_LIMITED when `maxOpen`

@@ -214,6 +214,20 @@ const UNIQUE_HASH: readonly string[] = [
 ];
 
 /**
+ * The newest checkpoint served with its witnesses' cosignatures (version 8; docs/transparency.md):
+ * one row every instance reads before serving and replaces only with a larger tree, so
+ * instances sharing the database never serve a checkpoint older than one any of them served.
+ */
+const TLOG_COSIGNED: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS tlog_cosigned (
+    id SMALLINT PRIMARY KEY CHECK (id = 1),
+    size BIGINT NOT NULL,
+    root TEXT NOT NULL,
+    note TEXT NOT NULL
+  )`,
+];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`) and drop
  * the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a table constraint).
@@ -232,5 +246,6 @@ export function schemaMigrations(
     { version: 5, statements: [addWire, ...WIRE_AND_SNAPSHOTS] },
     { version: 6, statements: [...SENDS_BY_RECIPIENT] },
     { version: 7, statements: [...dropHashPair, ...UNIQUE_HASH] },
+    { version: 8, statements: [...TLOG_COSIGNED] },
   ];
 }

@@ -64,11 +64,13 @@ export function killAllWitnesses(): Promise<void> {
 }
 
 /** Grows a hub's log by a new contract of `n` commits (a genesis and n − 1 posts), pushed by a fresh identity. */
-export async function grow(hubUrl: string, n: number): Promise<void> {
+export async function grow(hubUrl: string, n: number): Promise<string> {
   const w = new Writer();
   const client = new HubClient({ url: hubUrl, accessKey: w.seed });
   await client.register(w.seed, w.seed);
   const id = `c${randomBytes(6).toString("hex")}`;
   const g = w.genesis(id);
-  await client.push(id, [g, ...w.chain(id, g.hash, n - 1)]);
+  const commits = [g, ...w.chain(id, g.hash, n - 1)];
+  await client.push(id, commits);
+  return commits[commits.length - 1]!.hash;
 }

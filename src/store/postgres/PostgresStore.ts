@@ -11,6 +11,7 @@ import type {
   AssetRecord,
   BalanceRecord,
   ContractRecord,
+  CosignedCheckpointRecord,
   GrantRole,
   IncomingSendRecord,
   LeafRecord,
@@ -294,6 +295,26 @@ export class PostgresStore implements Store {
     ]);
     const [row] = await this.rows<{ seed: string }>("SELECT seed FROM tlog_key WHERE id = 1", []);
     return Buffer.from(row!.seed, "hex");
+  }
+
+  async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {
+    const [row] = await this.rows<CosignedCheckpointRecord>(
+      "SELECT size, root, note AS checkpoint FROM tlog_cosigned WHERE id = 1",
+      [],
+    );
+    return row ?? null;
+  }
+
+  async saveCosignedCheckpoint(c: CosignedCheckpointRecord): Promise<boolean> {
+    // ON CONFLICT takes the row's lock and checks the WHERE against the committed row, so
+    // two instances storing at once leave the larger tree, whatever their order.
+    const result = await this.writeStatement(
+      `INSERT INTO tlog_cosigned (id, size, root, note) VALUES (1, $1, $2, $3)
+         ON CONFLICT (id) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note
+         WHERE excluded.size > tlog_cosigned.size`,
+      [c.size, c.root, c.checkpoint],
+    );
+    return result.rowCount === 1;
   }
 
   async setGrant(contractId: string, identity: string, role: GrantRole | "none", at: number): Promise<void> {

@@ -11,6 +11,7 @@ import type {
   AssetRecord,
   BalanceRecord,
   ContractRecord,
+  CosignedCheckpointRecord,
   GrantRole,
   IncomingSendRecord,
   LeafRecord,
@@ -320,6 +321,17 @@ export class SqliteStore implements Store {
 
   async logKeySeed(): Promise<Buffer> {
     return readOrCreateLogKeyFile(join(this.dataDir, "log-key.json"));
+  }
+
+  async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {
+    const row = this.sql("SELECT size, root, note AS checkpoint FROM tlog_cosigned WHERE id = 1").get() as
+      | CosignedCheckpointRecord
+      | undefined;
+    return row ?? null;
+  }
+
+  async saveCosignedCheckpoint(c: CosignedCheckpointRecord): Promise<boolean> {
+    return this.writer.run("saveCosignedCheckpoint", c);
   }
 
   async saveProposal(

@@ -5,6 +5,7 @@ import { type AccessKeyRow, accessKeyFromRow } from "../rows.js";
 import type {
   AccessKeyRecord,
   AppendExtras,
+  CosignedCheckpointRecord,
   GrantRole,
   ProposalRecord,
   RequestNonce,
@@ -168,6 +169,17 @@ export class SqliteWrites {
            format = excluded.format, state = excluded.state, digest = excluded.digest
          WHERE excluded.length > state_snapshots.length`,
     ).run(s.contractId, s.length, s.head, s.format, s.state, s.digest);
+  }
+
+  /** Keeps the cosigned checkpoint unless the stored one's tree is at least as large; true when stored. */
+  saveCosignedCheckpoint(c: CosignedCheckpointRecord): boolean {
+    return (
+      this.sql(
+        `INSERT INTO tlog_cosigned (id, size, root, note) VALUES (1, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET size = excluded.size, root = excluded.root, note = excluded.note
+           WHERE excluded.size > tlog_cosigned.size`,
+      ).run(c.size, c.root, c.checkpoint).changes === 1
+    );
   }
 }
 
