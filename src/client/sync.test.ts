@@ -20,9 +20,12 @@ class CountingClient extends HubClient {
   maxOpen = 0;
   /** Milliseconds to hold back the request with this (0-based) number. */
   hold = new Map<number, number>();
+  /** The first commit of each request, in the order they were sent. */
+  sent: string[] = [];
 
   override async push(id: string, commits: WireCommit[]): Promise<{ pushed: number; head: string }> {
     const n = this.requests++;
+    this.sent.push(commits[0]!.hash);
     this.open++;
     this.maxOpen = Math.max(this.maxOpen, this.open);
     try {
@@ -85,14 +88,17 @@ describe("pushInBatches", () => {
     );
   });
 
-  it("sends a request again when it overtook its predecessor", async () => {
-    const { id, commits } = history(11, "o");
+  it("sends a request again when it overtook its predecessor, and sends nothing new until it is answered", async () => {
+    const { id, commits } = history(29, "o");
     const c = client();
     // The first request waits until the second has been refused as stale.
     c.hold.set(0, 300);
     const result = await pushInBatches(c, id, commits, { batchSize: 6, inFlight: 2 });
-    assert.deepEqual(result, { pushed: 12, head: commits.at(-1)!.hash });
-    assert.equal(c.requests, 3, "two requests and the overtaking one once more");
+    assert.deepEqual(result, { pushed: 30, head: commits.at(-1)!.hash });
+    // The second batch went out again before the third went out at all: sent beside the
+    // second one's second try, the third could overtake that in turn.
+    const firsts = [0, 6, 12].map((i) => commits[i]!.hash);
+    assert.deepEqual(c.sent.slice(0, 4), [firsts[0], firsts[1], firsts[1], firsts[2]]);
     assert.deepEqual(
       await storedHashes(id),
       commits.map((x) => x.hash),

@@ -32,12 +32,14 @@ export interface PushProgress {
 
 /**
  * Pushes `commits` in requests of `batchSize` (each atomic on the hub, docs/api.md), with up
- * to `inFlight` requests (default 2) on the way at once: the hub verifies the signatures of
- * the next request while it stores the previous one. Requests are answered in any order, so
- * one refused as stale (CONFLICT) while an earlier one was still on its way is sent again once
- * that one is stored. `onBatch` and `onProgress` run in order after each stored request. A
- * failing request throws its error, after the requests already sent have been answered; the
- * ones before it stay stored, and `onBatch` has told the caller how far the hub got.
+ * to `inFlight` requests (default 2) on their way at once: the hub verifies the signatures of
+ * the next request while it stores the previous one. Requests travel on separate connections,
+ * so one may reach the hub before its predecessor and be refused as stale (CONFLICT): it is
+ * sent again once the predecessor is answered, and before any further request goes out every
+ * request already sent is answered, so one overtaking does not start another. `onBatch` and
+ * `onProgress` run in order after each stored request. A failing request throws its error,
+ * after the requests already sent have been answered; the ones before it stay stored, and
+ * `onBatch` has told the caller how far the hub got.
  */
 export async function pushInBatches(
   client: HubClient,
@@ -55,34 +57,40 @@ export async function pushInBatches(
   const sending: Promise<{ pushed: number; head: string }>[] = [];
   let pushed = 0;
   let head = "";
+  let answered = 0;
+  let overtaken = false;
+  // Reports the requests before `upTo`, in order, as they are answered.
+  const answerUpTo = async (upTo: number) => {
+    for (; answered < upTo; answered++) {
+      const result = await sending[answered]!;
+      pushed += result.pushed;
+      head = result.head;
+      const sent = Math.min(commits.length, (answered + 1) * size);
+      options.onBatch?.({ ...result, sent });
+      options.onProgress?.({ done: sent, total: commits.length });
+    }
+  };
   try {
     for (let i = 0, k = 0; i < commits.length; i += size, k++) {
-      if (k >= window) {
-        // The oldest request in flight is answered (in order) before another is sent.
-        report(k - window, await sending[k - window]!);
+      await answerUpTo(k - window + 1);
+      if (overtaken) {
+        await answerUpTo(k);
+        overtaken = false;
       }
-      const request = pushOne(client, id, commits.slice(i, i + size), sending[k - 1]);
-      // Awaited in order below; until then a refusal must not count as unhandled.
+      const request = pushOne(client, id, commits.slice(i, i + size), sending[k - 1], () => {
+        overtaken = true;
+      });
+      // Awaited in order; until then a refusal must not count as unhandled.
       request.catch(() => {});
       sending.push(request);
     }
-    for (let k = Math.max(0, sending.length - window); k < sending.length; k++) {
-      report(k, await sending[k]!);
-    }
+    await answerUpTo(sending.length);
   } catch (err) {
     // No request is left running behind the caller's back.
     await Promise.allSettled(sending);
     throw err;
   }
   return { pushed, head };
-
-  function report(k: number, result: { pushed: number; head: string }): void {
-    pushed += result.pushed;
-    head = result.head;
-    const sent = Math.min(commits.length, (k + 1) * size);
-    options.onBatch?.({ ...result, sent });
-    options.onProgress?.({ done: sent, total: commits.length });
-  }
 }
 
 /** One request of a windowed push; sent again once if it overtook `previous` (refused as stale). */
@@ -91,11 +99,13 @@ async function pushOne(
   id: string,
   batch: WireCommit[],
   previous: Promise<unknown> | undefined,
+  onOvertaken: () => void,
 ): Promise<{ pushed: number; head: string }> {
   try {
     return await client.push(id, batch);
   } catch (err) {
     if (previous === undefined || !isContractError(err, "CONFLICT")) throw err;
+    onOvertaken();
     // If the earlier request failed, that failure is the one to report; this one is moot.
     await previous;
     return client.push(id, batch);
