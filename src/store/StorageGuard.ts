@@ -25,6 +25,12 @@ const WRITES = new Set([
   "saveSnapshot",
   "saveCosignedCheckpoint",
 ]);
+/**
+ * The writes whose success ends a full disk: a refused request's nonce, spent on its own
+ * right after the refusal, or a grant, may still fit while every commit is refused, and
+ * must not make `/health` say ok (the probe, 64 KiB, is the other way out).
+ */
+const ROOMY_WRITES = new Set(["appendCommits"]);
 /** Store calls whose first argument is a contract id (named by CORRUPTED). */
 const BY_CONTRACT = new Set([
   "getContract",
@@ -155,7 +161,10 @@ export class StorageGuard {
       throw storageUnavailable(kind, err);
     };
     const succeeded = () => {
-      if (this.#fault !== null && (WRITES.has(method) || this.#fault.reason === "unreachable")) this.#fault = null;
+      const fault = this.#fault?.reason;
+      if (fault === undefined) return;
+      const clears = fault === "unreachable" || (fault === "disk_full" ? ROOMY_WRITES.has(method) : WRITES.has(method));
+      if (clears) this.#fault = null;
     };
     return (...args: unknown[]) => {
       let result: unknown;
