@@ -15,6 +15,15 @@ after(async () => {
   for (const x of open.splice(0)) await x.close();
 });
 
+/** Resolves once `cond()` holds; fails after `ms`. */
+async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail("the condition did not come true in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function pair(): Promise<[Instance, Instance]> {
   const schema = db.freshSchema();
   const a = await openInstance(db.url, schema);
@@ -61,6 +70,34 @@ describe("proposals on PostgreSQL with two instances", { timeout: 120_000 }, () 
       assert.equal(Object.keys(proposal.signatures).length, 3);
       assert.equal((await a.hub.getLog(t.signers[0]!.caller, t.id, {})).total, 2);
     }
+  });
+
+  it("announces on every instance the proposals another instance's push of several commits made stale", async () => {
+    const [a, b] = await pair();
+    const t = await createTreasury(a.hub, "stale-relay", 3, 2);
+    const events: { hash: string; status: string }[] = [];
+    const stop = a.hub.bus.onProposal(t.id, (p) => events.push(p as { hash: string; status: string }));
+    const executed = (parent: string, note: string) => {
+      const c = buildCommit(t.id, parent, actionOp("EXECUTE", note));
+      c.head.signatures = { ...t.signature(0, c.hash), ...t.signature(1, c.hash) };
+      return c;
+    };
+    const c1 = executed(t.head, "one");
+    await b.hub.push(t.signers[0]!.caller, t.id, { commits: [c1] });
+    await until(() => a.relay.received >= 1);
+    const p = buildCommit(t.id, c1.hash, actionOp("EXECUTE", "proposed"));
+    p.head.signatures = t.signature(2, p.hash);
+    await a.hub.propose(t.signers[2]!.caller, t.id, { commit: p });
+    // One push of two commits through b: a hears of its last commit only, whose parent is
+    // not the head the proposal was open on.
+    const c2 = executed(c1.hash, "two");
+    await b.hub.push(t.signers[0]!.caller, t.id, { commits: [c2, executed(c2.hash, "three")] });
+    await until(() => events.some((e) => e.hash === p.hash && e.status === "stale"), 10_000);
+    stop();
+    assert.deepEqual(
+      events.filter((e) => e.hash === p.hash).map((e) => e.status),
+      ["open", "stale"],
+    );
   });
 
   it("keeps open proposals across instances closing and a new one opening", async () => {

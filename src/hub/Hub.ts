@@ -38,7 +38,7 @@ import { HeavyWork } from "./heavy/HeavyWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
-import { announceExpired, announceStale } from "./proposals/announceProposalChanges.js";
+import { announceExpired, StaleAnnouncer } from "./proposals/announceProposalChanges.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
 import { getProposal, listProposals } from "./proposals/readProposals.js";
 import { signProposal } from "./proposals/signProposal.js";
@@ -114,6 +114,7 @@ export class Hub implements HubApi {
   /** The event bus: a host relays other instances' commits onto it (PostgreSQL LISTEN/NOTIFY). */
   readonly bus: EventBus;
   private readonly ctx: HubContext;
+  private readonly stale: StaleAnnouncer;
   private readonly version: string;
   private readonly templates: TemplateCatalogue | undefined;
   private readonly synthesis: SynthesisOperations | undefined;
@@ -167,8 +168,9 @@ export class Hub implements HubApi {
       snapshotEvery: options.snapshotEvery ?? SNAPSHOT_EVERY,
       onError: (err) => this.onError(err),
       // The proposals open on the replaced head are stale now: their subscribers hear of it.
-      onPublished: (id, before) => announceStale(this.ctx, id, before),
+      onPublished: (id, commits) => this.stale.published(id, commits),
     });
+    this.stale = new StaleAnnouncer(this.ctx);
     this.version = options.version ?? VERSION;
     this.synthesis = options.synthesis;
     this.onError = options.onError ?? (() => {});

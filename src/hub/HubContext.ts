@@ -37,8 +37,8 @@ export interface HubParts {
   snapshotEvery: number;
   /** Failures of background work (snapshot writes), which never fail a request. */
   onError: (err: unknown) => void;
-  /** Called after commits of `id` were published; `before` is the head they replaced (null for a genesis). */
-  onPublished: (id: string, before: string | null) => void;
+  /** Called after commits of `id` were published (the hub's own, or another instance's relayed). */
+  onPublished: (id: string, commits: readonly StoredCommit[]) => void;
 }
 
 /** A contract, its state and the caller's standing, as an operation needs them. */
@@ -65,7 +65,7 @@ export class HubContext implements HubParts {
   readonly work: HeavyWork;
   readonly snapshotEvery: number;
   readonly onError: (err: unknown) => void;
-  readonly onPublished: (id: string, before: string | null) => void;
+  readonly onPublished: (id: string, commits: readonly StoredCommit[]) => void;
   private readonly loading = new Map<string, Promise<ContractState>>();
 
   constructor(parts: HubParts) {
@@ -201,6 +201,6 @@ export class HubContext implements HubParts {
   publish(id: string, commits: StoredCommit[], views: (StateView | null)[]): void {
     const live: LiveCommit[] = commits.map((stored, i) => ({ contractId: id, stored, view: views[i] ?? null }));
     this.bus.publish(live);
-    if (commits.length > 0) this.onPublished(id, commits[0]!.parent);
+    if (commits.length > 0) this.onPublished(id, commits);
   }
 }

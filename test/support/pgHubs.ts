@@ -25,7 +25,8 @@ export async function openInstance(url: string, schema: string, errors: unknown[
   const store = await PostgresStore.open({ connectionString: url, schema, poolSize: 6 });
   const onError = (err: unknown) => errors.push(err);
   const hub = new Hub({ store, onError });
-  const relay = await relayCommits(store, hub.bus, onError);
+  // As `contract-hub start` relays: through the hub, which also announces stale proposals.
+  const relay = await relayCommits(store, hub.relay, onError);
   return {
     hub,
     store,

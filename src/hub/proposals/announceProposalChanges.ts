@@ -5,6 +5,7 @@
  * announces them itself: stale ones after each append it publishes (its own, or another
  * instance's relayed to it), expired ones on a periodic sweep.
  */
+import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { ProposalRecord, ProposalStatus } from "../../store/ProposalRecord.js";
 import type { HubContext } from "../HubContext.js";
 import { proposalView } from "./proposalView.js";
@@ -25,13 +26,46 @@ async function announce(hub: HubContext, id: string, status: ProposalStatus, pic
   return changed.length;
 }
 
+/** How far back a gap of unpublished commits is read for the heads it replaced. */
+const GAP_LIMIT = 1000;
+
 /**
- * After an append moved the head of `id` from `before`: the proposals that were open on
- * `before` are stale now (older ones were announced when they went stale).
+ * Announces the proposals each published append made stale: those open on a head the append
+ * replaced. That is the parent of its first commit, and, when commits before it were never
+ * published here (another instance's push of several commits reaches this one as its last
+ * commit only), every head between the last commit published here and that parent. Older
+ * proposals were announced when they went stale. Heads are remembered only for contracts
+ * with proposal listeners.
  */
-export function announceStale(hub: HubContext, id: string, before: string | null): void {
-  if (before === null || !hub.bus.hasProposalListeners(id)) return;
-  announce(hub, id, "stale", (p) => p.parent === before).catch(hub.onError);
+export class StaleAnnouncer {
+  readonly #last = new Map<string, { index: number; hash: string }>();
+
+  constructor(private readonly hub: HubContext) {}
+
+  published(id: string, commits: readonly StoredCommit[]): void {
+    const first = commits[0];
+    const last = commits.at(-1);
+    if (first === undefined || last === undefined) return;
+    if (!this.hub.bus.hasProposalListeners(id)) {
+      this.#last.delete(id);
+      return;
+    }
+    const seen = this.#last.get(id);
+    this.#last.set(id, { index: last.index, hash: last.hash });
+    if (first.parent === null) return;
+    const replaced = new Set([first.parent]);
+    const gap = seen !== undefined && seen.index < first.index - 1 ? seen : undefined;
+    const heads = gap === undefined ? Promise.resolve(replaced) : this.#headsSince(id, gap, first.index, replaced);
+    heads.then((set) => announce(this.hub, id, "stale", (p) => set.has(p.parent))).catch(this.hub.onError);
+  }
+
+  /** Adds the hashes of the commits from `seen` up to (not including) the one before `index`. */
+  async #headsSince(id: string, seen: { index: number; hash: string }, index: number, into: Set<string>) {
+    into.add(seen.hash);
+    const from = Math.max(seen.index + 1, index - 1 - GAP_LIMIT);
+    for await (const c of this.hub.store.readCommits(id, from, index - 1)) into.add(c.hash);
+    return into;
+  }
 }
 
 /**
