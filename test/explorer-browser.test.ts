@@ -2,7 +2,9 @@
  * The explorer in a real browser (Debian's chromium driven by playwright-core) against the real
  * hub on loopback: an escrow contract's page draws the model with the current state and the
  * valid next action, explains a real rejected commit on the diagram, and follows a commit
- * pushed through the API over the WebSocket without a reload. Screenshots go to .test-artifacts/.
+ * pushed through the API over the WebSocket without a reload; against a hub process that requires
+ * a real witness process's cosignature, the checkpoint panel checks the cosignature in the
+ * browser and reports the quorum met. Screenshots go to .test-artifacts/.
  * Without /usr/bin/chromium the suite is skipped, except under CI, where it must run.
  */
 import assert from "node:assert/strict";
@@ -25,6 +27,10 @@ import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { hubOperations } from "../src/synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
+import { checkCosignatureLine } from "./support/cosignatureReference.js";
+import { killAllHubs } from "./support/hubProcess.js";
+import { startWitnessedHub, type WitnessedHub } from "./support/witnessedHub.js";
+import { killAllWitnesses } from "./support/witnessProcess.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -307,5 +313,61 @@ describe("explorer templates and synthesis in a real browser", { skip }, () => {
     const listed = (await (await fetch(`${servers.restUrl}/contracts`)).json()) as { total: number };
     assert.equal(listed.total, 0, "synthesis creates nothing");
     await page.screenshot({ path: join(ARTIFACTS, "explorer-synthesis.png"), fullPage: true });
+  });
+});
+
+describe("explorer of a hub that requires witness cosignatures, in a real browser", { skip }, () => {
+  let dir: string;
+  let witnessed: WitnessedHub;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    prepare();
+    dir = mkdtempSync(join(tmpdir(), "explorer-witness-"));
+    witnessed = await startWitnessedHub(dir);
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await killAllHubs();
+    await killAllWitnesses();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("verifies the witness's cosignature in the browser and reports the quorum met", async () => {
+    const { hub, witness, contractId, treeSize } = witnessed;
+    await page.goto(`${hub.url}/#/c/${contractId}`);
+    await page.locator('#head-verified[data-verified="true"]').waitFor();
+    const section = page.locator("#witnesses");
+    await section.waitFor();
+    assert.deepEqual(await section.evaluate((e) => [e.dataset.quorum, e.dataset.verifiedCount, e.dataset.quorumMet]), [
+      "1",
+      "1",
+      "true",
+    ]);
+    assert.equal(await page.locator("#witness-quorum").getAttribute("data-quorum-met"), "true");
+
+    // The note the page shows is the one served; its cosignature's timestamp, read by the reference check, is the row's.
+    const note = (await page.locator("#checkpoint pre.checkpoint").textContent()) ?? "";
+    assert.equal(Number(note.split("\n")[1]), treeSize);
+    const line = note.split("\n").find((l) => l.startsWith("\u2014 witness.test/one "));
+    assert.ok(line, note);
+    const timestamp = checkCosignatureLine(line, witness.verifierKey, note.slice(0, note.indexOf("\n\n") + 1));
+    const rows = await page
+      .locator("#witnesses tr[data-witness]")
+      .evaluateAll((els) =>
+        els.map((e) => [
+          e.getAttribute("data-witness"),
+          e.getAttribute("data-cosignature"),
+          e.getAttribute("data-timestamp"),
+        ]),
+      );
+    assert.deepEqual(rows, [
+      ["witness.test/one", "verified", String(timestamp)],
+      ["witness.test/gone", "absent", null],
+    ]);
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-witnesses.png"), fullPage: true });
   });
 });

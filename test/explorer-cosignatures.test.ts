@@ -4,15 +4,24 @@
  * (src/tlog/cosignature.ts): a valid one verifies with its timestamp; one over another
  * checkpoint body, one by another key under the witness's name, one with a flipped signature
  * bit, a truncated one and a wrong verifier key are refused with the reason; a witness with no
- * line is absent.
+ * line is absent. And, without a browser, the checkpoint a real hub process serves with a real
+ * witness process's cosignature, checked against the witnesses `GET /checkpoint/key` names.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { describe, it } from "node:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
 import { generateKeyPair, privateKeyFromSeed } from "../src/contract/keys.js";
 import { cosign, type WitnessKey, witnessVerifierKey } from "../src/tlog/cosignature.js";
 import { LogKey } from "../src/tlog/LogKey.js";
+import { verifyNote } from "../web/src/logProof.js";
 import { verifyCosignaturesInBrowser } from "../web/src/verifyCosignaturesInBrowser.js";
+import { checkCosignatureLine } from "./support/cosignatureReference.js";
+import { killAllHubs } from "./support/hubProcess.js";
+import { startWitnessedHub, type WitnessedHub, witnessesOf } from "./support/witnessedHub.js";
+import { killAllWitnesses } from "./support/witnessProcess.js";
 
 const TIME = 1_750_000_000;
 const log = new LogKey(randomBytes(32));
@@ -123,6 +132,36 @@ describe("verifyCosignaturesInBrowser", () => {
     const line = cosign(body, one.key, one.private, TIME);
     assert.deepEqual(await verifyCosignaturesInBrowser(withLines(line).replace("\n\n", "\n"), [one.named]), [
       { name: one.key.name, status: "absent" },
+    ]);
+  });
+});
+
+describe("verifyCosignaturesInBrowser on a real hub's cosigned checkpoint", () => {
+  let dir: string;
+  let witnessed: WitnessedHub;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "explorer-cosig-"));
+    witnessed = await startWitnessedHub(dir);
+  });
+  after(async () => {
+    await killAllHubs();
+    await killAllWitnesses();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("verifies the running witness's cosignature and finds none of the stopped one", async () => {
+    const { hub, witness, treeSize } = witnessed;
+    const key = (await (await fetch(`${hub.url}/checkpoint/key`)).json()) as { origin: string; public_key: string };
+    const note = await (await fetch(`${hub.url}/checkpoint`)).text();
+    const cp = await verifyNote(note, key.origin, key.public_key.replace(/^ed25519:/, ""));
+    assert.equal(cp?.size, treeSize);
+    const line = note.split("\n").find((l) => l.startsWith("\u2014 witness.test/one "));
+    assert.ok(line, note);
+    const timestamp = checkCosignatureLine(line, witness.verifierKey, note.slice(0, note.indexOf("\n\n") + 1));
+    assert.deepEqual(await verifyCosignaturesInBrowser(note, (await witnessesOf(hub.url)).witnesses), [
+      { name: "witness.test/one", status: "verified", timestamp },
+      { name: "witness.test/gone", status: "absent" },
     ]);
   });
 });
