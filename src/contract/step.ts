@@ -224,8 +224,15 @@ export async function transitionEnabled(
   facts: CommitFacts,
   needs: { labels: string[]; paths: string[] },
 ): Promise<boolean> {
-  const now = transitionEnabledNow(t, facts, needs);
-  if (now !== undefined) return now;
+  return transitionEnabledNow(t, facts, needs) ?? (await transitionEnabledAwaiting(t, facts, needs));
+}
+
+/** transitionEnabled's path for a transition with a custom predicate to run (awaited in order). */
+async function transitionEnabledAwaiting(
+  t: LtsTransition,
+  facts: CommitFacts,
+  needs: { labels: string[]; paths: string[] },
+): Promise<boolean> {
   for (const p of t.label) {
     if ((await propertyHolds(p, facts)).valid !== (p.sign === "+")) return false;
   }
@@ -269,7 +276,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
       const t = lts.transitions[lts.succEdge[i]!]!;
-      if (transitionEnabledNow(t, facts, needs) ?? (await transitionEnabled(t, facts, needs))) next.add(t.to);
+      if (transitionEnabledNow(t, facts, needs) ?? (await transitionEnabledAwaiting(t, facts, needs))) next.add(t.to);
     }
   }
   if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };
