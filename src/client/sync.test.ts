@@ -75,7 +75,12 @@ describe("pushInBatches", () => {
       onBatch: (b) => batches.push({ pushed: b.pushed, sent: b.sent }),
     });
     assert.deepEqual(result, { pushed: 24, head: commits.at(-1)!.hash });
-    assert.equal(c.requests, 6);
+    // Every batch went out, in order. Requests on separate connections may still arrive out of
+    // order and be sent again (the next test), so the count of requests is not fixed.
+    assert.deepEqual(
+      [...new Set(c.sent)],
+      [0, 4, 8, 12, 16, 20].map((i) => commits[i]!.hash),
+    );
     assert.equal(c.maxOpen, 3);
     assert.deepEqual(
       batches.map((b) => b.sent),
