@@ -22,6 +22,9 @@ import { testChain } from "./support/testChain.js";
 const db = await testDatabase();
 /** BIGINT as numbers, as the stores read them; no schema of its own (statements name theirs). */
 const admin = new pg.Pool(clientConfig({ connectionString: db.url }, "migration-v7-test"));
+// As the store's own pool does: an idle client the server ends (the database is dropped with
+// FORCE after the file's tests) must not become an uncaught error; queries still fail loudly.
+admin.on("error", () => {});
 const stores: PostgresStore[] = [];
 
 async function open(schema?: string): Promise<PostgresStore> {
@@ -61,6 +64,7 @@ async function schemaAt6(schema: string, written: string): Promise<void> {
   const pool = new pg.Pool(
     clientConfig({ connectionString: db.url, ...(schema === "public" ? {} : { schema }) }, "v6"),
   );
+  pool.on("error", () => {});
   const client = await pool.connect();
   try {
     assert.equal(await migratePg(client, 1_700_000_000, schema === "public" ? undefined : schema, 6), 6);
