@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { it } from "node:test";
+import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
 import { leafHash, nodeHash, verifyInclusion } from "../src/tlog/merkle.js";
@@ -59,6 +60,25 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
     for (let n = 1; n <= 5; n++) assert.deepEqual(await treeRoot(read, n), referenceRoot(order.slice(0, n)));
     const proof = await proveInclusion(read, 3, 5);
     assert.ok(verifyInclusion(leafHash(Buffer.from(order[3]!, "hex")), 3, 5, proof, referenceRoot(order)));
+  });
+
+  it("reads a leaf as the hash of its commit's hash, and a node it does not hold as missing", async () => {
+    const store = await fresh();
+    const chain = testChain("tl", 3);
+    await store.appendCommits("tl", null, chain, create);
+    const nodes = await store.readTreeNodes([
+      { level: 0, index: 2 },
+      { level: 1, index: 0 },
+    ]);
+    assert.deepEqual(nodes.get("0:2"), leafHash(Buffer.from(chain[2]!.hash, "hex")));
+    assert.deepEqual(nodes.get("1:0"), referenceRoot(chain.slice(0, 2).map((c) => c.hash)));
+    for (const id of [
+      { level: 0, index: 3 },
+      { level: 1, index: 1 },
+    ]) {
+      const details = await assertContractErrorAsync(() => store.readTreeNodes([id]), "CORRUPTED", "tree_node_missing");
+      assert.equal(details.node, `${id.level}:${id.index}`);
+    }
   });
 
   it("concurrent appends of many contracts take every leaf exactly once", async () => {

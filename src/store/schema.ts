@@ -228,6 +228,14 @@ const TLOG_COSIGNED: readonly string[] = [
 ];
 
 /**
+ * Leaves derived from the commits (version 9; ../treeNodes.ts): a leaf's hash is the hash of
+ * the commit hash its row holds, so `tlog_nodes` keeps only the levels above, and the rows of
+ * level 0 written before go. Half the node rows an append writes, and a leaf is read through
+ * `commits_by_leaf`, which the tree already had.
+ */
+const LEAVES_FROM_COMMITS: readonly string[] = ["DELETE FROM tlog_nodes WHERE level = 0"];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`) and drop
  * the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a table constraint).
@@ -247,5 +255,6 @@ export function schemaMigrations(
     { version: 6, statements: [...SENDS_BY_RECIPIENT] },
     { version: 7, statements: [...dropHashPair, ...UNIQUE_HASH] },
     { version: 8, statements: [...TLOG_COSIGNED] },
+    { version: 9, statements: [...LEAVES_FROM_COMMITS] },
   ];
 }

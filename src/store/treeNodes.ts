@@ -1,4 +1,10 @@
-/** Helpers both stores share to keep the Merkle tree's nodes (../tlog/merkle.ts) in `tlog_nodes`. */
+/**
+ * Helpers both stores share to keep the Merkle tree's nodes (../tlog/merkle.ts): the subtrees
+ * above the leaves in `tlog_nodes`, the leaves themselves derived from `commits` (schema
+ * version 9). A leaf's hash is a function of the commit hash stored in the commit's row, so a
+ * row of its own would repeat it: the append writes half the node rows, and a read of level 0
+ * looks the commit up by `leaf_index` (a unique index) and hashes it.
+ */
 import { ContractError } from "../contract/ContractError.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import { leafHash, type NodeId, nodeKey } from "../tlog/merkle.js";
@@ -13,6 +19,27 @@ export interface TreeNodeRow {
 /** The leaf hashes of commits: the hash of the 32 raw bytes of each commit hash. */
 export const leafHashesOf = (commits: readonly Pick<StoredCommit, "hash">[]): Buffer[] =>
   commits.map((c) => leafHash(Buffer.from(c.hash, "hex")));
+
+/** Only the nodes `tlog_nodes` keeps: those above the leaves. */
+export const storedNodes = <T extends NodeId>(nodes: readonly T[]): T[] => nodes.filter((n) => n.level > 0);
+
+/** The ids split into leaves (level 0, read from `commits`) and the rest (read from `tlog_nodes`). */
+export function splitLeaves(ids: readonly NodeId[]): { leaves: number[]; inner: NodeId[] } {
+  const leaves: number[] = [];
+  const inner: NodeId[] = [];
+  for (const id of ids) {
+    if (id.level === 0) leaves.push(id.index);
+    else inner.push(id);
+  }
+  return { leaves, inner };
+}
+
+/** The level-0 node row of the commit numbered `leafIndex` whose hash is `commitHash`. */
+export const leafRow = (leafIndex: number, commitHash: string): TreeNodeRow => ({
+  level: 0,
+  idx: leafIndex,
+  hash: leafHash(Buffer.from(commitHash, "hex")).toString("hex"),
+});
 
 /** The rows as a map by nodeKey, checking that every id asked for came back. */
 export function nodeMap(ids: readonly NodeId[], rows: readonly TreeNodeRow[]): Map<string, Buffer> {

@@ -9,26 +9,36 @@ import type pg from "pg";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
-import { leafHashesOf, nodeMap, type TreeNodeRow } from "../treeNodes.js";
+import { leafHashesOf, leafRow, nodeMap, splitLeaves, storedNodes, type TreeNodeRow } from "../treeNodes.js";
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
-/** Stored nodes by id, in one round trip. */
+/** Nodes by id, in one round trip: leaves from the commit holding them (../treeNodes.ts). */
 export async function readPgTreeNodes(db: Queryable, ids: readonly NodeId[]): Promise<Map<string, Buffer>> {
   if (ids.length === 0) return new Map();
+  const { leaves, inner } = splitLeaves(ids);
   const { rows } = await db.query<TreeNodeRow>(
     `SELECT n.level, n.idx, n.hash FROM tlog_nodes n
-       JOIN unnest($1::smallint[], $2::bigint[]) AS want(level, idx) ON n.level = want.level AND n.idx = want.idx`,
-    [ids.map((id) => id.level), ids.map((id) => id.index)],
+       JOIN unnest($1::smallint[], $2::bigint[]) AS want(level, idx) ON n.level = want.level AND n.idx = want.idx
+     UNION ALL
+     SELECT 0, c.leaf_index, c.hash FROM commits c WHERE c.leaf_index = ANY ($3::bigint[])`,
+    [inner.map((id) => id.level), inner.map((id) => id.index), leaves],
   );
-  return nodeMap(ids, rows);
+  return nodeMap(
+    ids,
+    rows.map((r) => (r.level === 0 ? leafRow(r.idx, r.hash) : r)),
+  );
 }
 
-/** Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes; takes the size row's lock. */
+/**
+ * Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes above the
+ * leaves; takes the size row's lock.
+ */
 export async function appendPgLeaves(client: Queryable, commits: readonly StoredCommit[]): Promise<void> {
   const { rows } = await client.query<{ size: number }>("SELECT size FROM tlog_size WHERE id = 1 FOR UPDATE");
   const size = rows[0]!.size;
-  const nodes = appendNodes(size, await readPgTreeNodes(client, frontierOf(size)), leafHashesOf(commits));
+  const created = appendNodes(size, await readPgTreeNodes(client, frontierOf(size)), leafHashesOf(commits));
+  const nodes = storedNodes(created);
   await client.query(
     `INSERT INTO tlog_nodes (level, idx, hash) SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::text[])`,
     [nodes.map((n) => n.level), nodes.map((n) => n.index), nodes.map((n) => n.hash.toString("hex"))],

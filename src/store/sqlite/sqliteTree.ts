@@ -7,7 +7,7 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
-import { leafHashesOf, nodeMap, type TreeNodeRow } from "../treeNodes.js";
+import { leafHashesOf, leafRow, nodeMap, splitLeaves, storedNodes, type TreeNodeRow } from "../treeNodes.js";
 import type Database from "./Database.js";
 
 type Sql = (text: string) => Database.Statement;
@@ -16,23 +16,32 @@ type Sql = (text: string) => Database.Statement;
 export const sqliteTreeSize = (sql: Sql): number =>
   (sql("SELECT size FROM tlog_size WHERE id = 1").get() as { size: number }).size;
 
-/** Stored nodes by id (one point lookup each: O(log n) of them per root or proof). */
+/**
+ * Nodes by id (one point lookup each: O(log n) of them per root or proof), leaves from the
+ * commit holding them (../treeNodes.ts).
+ */
 export function readSqliteTreeNodes(sql: Sql, ids: readonly NodeId[]): Map<string, Buffer> {
-  const one = sql("SELECT level, idx, hash FROM tlog_nodes WHERE level = ? AND idx = ?");
+  const { leaves, inner } = splitLeaves(ids);
   const rows: TreeNodeRow[] = [];
-  for (const id of ids) {
-    const row = one.get(id.level, id.index) as TreeNodeRow | undefined;
+  const node = sql("SELECT level, idx, hash FROM tlog_nodes WHERE level = ? AND idx = ?");
+  for (const id of inner) {
+    const row = node.get(id.level, id.index) as TreeNodeRow | undefined;
     if (row !== undefined) rows.push(row);
+  }
+  const leaf = sql("SELECT hash FROM commits WHERE leaf_index = ?").pluck();
+  for (const index of leaves) {
+    const hash = leaf.get(index) as string | undefined;
+    if (hash !== undefined) rows.push(leafRow(index, hash));
   }
   return nodeMap(ids, rows);
 }
 
-/** Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes. */
+/** Makes `commits` the next leaves (setting their leafIndex) and stores the new nodes above the leaves. */
 export function appendSqliteLeaves(sql: Sql, commits: readonly Pick<StoredCommit, "hash" | "leafIndex">[]): void {
   const size = sqliteTreeSize(sql);
   const nodes = appendNodes(size, readSqliteTreeNodes(sql, frontierOf(size)), leafHashesOf(commits));
   const insert = sql("INSERT INTO tlog_nodes (level, idx, hash) VALUES (?, ?, ?)");
-  for (const n of nodes) insert.run(n.level, n.index, n.hash.toString("hex"));
+  for (const n of storedNodes(nodes)) insert.run(n.level, n.index, n.hash.toString("hex"));
   sql("UPDATE tlog_size SET size = ? WHERE id = 1").run(size + commits.length);
   commits.forEach((c, i) => {
     c.leafIndex = size + i;
