@@ -5,7 +5,7 @@
  * trusts the hub's arithmetic; it trusts the key the hub publishes, which the page shows so
  * a visitor can compare it with one they obtained elsewhere.
  */
-import { base64Bytes, ed25519Key, hexBytes, noteKeyId, sameBytes, sha256, splitNote } from "./noteCrypto.js";
+import { base64OrNull, ed25519Key, hexBytes, noteKeyId, sameBytes, sha256, splitNote } from "./noteCrypto.js";
 
 /** The signature type byte of ed25519 signed notes (the log key's). */
 const ED25519_TYPE = 0x01;
@@ -18,7 +18,11 @@ export interface BrowserCheckpoint {
   root: Uint8Array;
 }
 
-/** Parses the note and checks the log key's signature on it; null when anything fails. */
+/**
+ * Parses the note and checks the log key's signature on it; null when anything fails,
+ * including text the hub should never send (a root or a signature that is not base64): the
+ * page then shows the checkpoint as unverified instead of failing.
+ */
 export async function verifyNote(
   note: string,
   origin: string,
@@ -29,16 +33,18 @@ export async function verifyNote(
   const { body, lines } = parts;
   const [noteOrigin, sizeText, rootText] = body.slice(0, -1).split("\n");
   if (noteOrigin !== origin || !/^(0|[1-9][0-9]*)$/.test(sizeText ?? "") || rootText === undefined) return null;
+  const root = base64OrNull(rootText);
+  if (root === null || root.length !== 32) return null;
   const pub = hexBytes(publicKeyHex);
   const id = await noteKeyId(origin, ED25519_TYPE, pub);
   const key = await ed25519Key(pub);
   for (const line of lines) {
     const [dash, name, blobText] = line.split(" ");
     if (dash !== "\u2014" || name !== origin || blobText === undefined) continue;
-    const blob = base64Bytes(blobText);
-    if (blob.length !== 68 || !sameBytes(blob.slice(0, 4), id)) continue;
+    const blob = base64OrNull(blobText);
+    if (blob === null || blob.length !== 68 || !sameBytes(blob.slice(0, 4), id)) continue;
     if (await crypto.subtle.verify({ name: "Ed25519" }, key, blob.slice(4), new TextEncoder().encode(body))) {
-      return { origin, size: Number(sizeText), root: base64Bytes(rootText) };
+      return { origin, size: Number(sizeText), root };
     }
   }
   return null;

@@ -13,6 +13,15 @@ export const hexBytes = (hex: string): Uint8Array<ArrayBuffer> => {
 export const base64Bytes = (text: string): Uint8Array<ArrayBuffer> =>
   Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 
+/** Standard base64, or null when the text is not: what the hub sends is checked, never trusted to parse. */
+export function base64OrNull(text: string): Uint8Array<ArrayBuffer> | null {
+  try {
+    return base64Bytes(text);
+  } catch {
+    return null;
+  }
+}
+
 export const concatBytes = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;

@@ -11,7 +11,7 @@
  * names, which the page shows so a visitor can compare them with ones obtained elsewhere.
  */
 import {
-  base64Bytes,
+  base64OrNull,
   ed25519Key,
   noteKeyId,
   SIGNATURE_PREFIX,
@@ -52,13 +52,8 @@ async function parseWitnessKey(
   // The name and the hex key id hold no "+"; the base64 key may.
   const m = /^([^+]+)\+([0-9a-f]{8})\+(.+)$/.exec(text);
   if (m === null) return null;
-  let typed: Uint8Array<ArrayBuffer>;
-  try {
-    typed = base64Bytes(m[3]!);
-  } catch {
-    return null;
-  }
-  if (typed.length !== 33 || typed[0] !== COSIGNATURE_TYPE) return null;
+  const typed = base64OrNull(m[3]!);
+  if (typed === null || typed.length !== 33 || typed[0] !== COSIGNATURE_TYPE) return null;
   const publicKey = typed.slice(1);
   const id = await noteKeyId(m[1]!, COSIGNATURE_TYPE, publicKey);
   if ([...id].map((b) => b.toString(16).padStart(2, "0")).join("") !== m[2]) return null;
@@ -75,13 +70,8 @@ async function checkBlob(
   body: string,
   w: { id: Uint8Array; key: VerifyingCryptoKey },
 ): Promise<{ ok: true; timestamp: number } | { ok: false; reason: CosignatureFailure; timestamp: number | null }> {
-  let blob: Uint8Array<ArrayBuffer>;
-  try {
-    blob = base64Bytes(blobText);
-  } catch {
-    return { ok: false, reason: "malformed", timestamp: null };
-  }
-  if (blob.length !== BLOB_LENGTH) return { ok: false, reason: "malformed", timestamp: null };
+  const blob = base64OrNull(blobText);
+  if (blob === null || blob.length !== BLOB_LENGTH) return { ok: false, reason: "malformed", timestamp: null };
   const time = new DataView(blob.buffer).getBigUint64(4);
   // Beyond 2^53 the decimal in the message cannot be written from a number; no real time is.
   if (time > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, reason: "malformed", timestamp: null };
