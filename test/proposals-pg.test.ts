@@ -1,6 +1,7 @@
 /**
  * Proposals on PostgreSQL behind two hub instances (each its own pool, as separate processes
- * would have): racing signers append a proposal once, and it survives the instances.
+ * would have): racing signers append a proposal once, every instance's subscribers hear of
+ * each change of a proposal whichever instance made it, and it survives the instances.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -97,6 +98,71 @@ describe("proposals on PostgreSQL with two instances", { timeout: 120_000 }, () 
     assert.deepEqual(
       events.filter((e) => e.hash === p.hash).map((e) => e.status),
       ["open", "stale"],
+    );
+  });
+
+  it("tells subscribers of every instance each change of a proposal made through another", async () => {
+    const [a, b] = await pair();
+    const t = await createTreasury(a.hub, "relayed", 3, 2);
+    const events: { hash: string; status: string; signatures: Record<string, string> }[] = [];
+    const stop = b.hub.bus.onProposal(t.id, (p) => events.push(p as (typeof events)[number]));
+    const seen = (hash: string) => events.filter((e) => e.hash === hash);
+    // Withdrawn: proposed with one of two signatures, then withdrawn, both through a.
+    const w = buildCommit(t.id, t.head, actionOp("EXECUTE", "withdrawn"));
+    w.head.signatures = t.signature(0, w.hash);
+    await a.hub.propose(t.signers[0]!.caller, t.id, { commit: w });
+    await until(() => seen(w.hash).length >= 1);
+    await a.hub.withdrawProposal(t.signers[0]!.caller, t.id, w.hash);
+    await until(() => seen(w.hash).some((e) => e.status === "withdrawn"));
+    // Committed: proposed through a, completed by a second signature through a.
+    const c = buildCommit(t.id, t.head, actionOp("EXECUTE", "committed"));
+    await a.hub.propose(t.signers[0]!.caller, t.id, { commit: c });
+    await until(() => seen(c.hash).length >= 1);
+    await a.hub.signProposal(t.signers[1]!.caller, t.id, c.hash, { signatures: t.signature(1, c.hash) });
+    await until(() => seen(c.hash).some((e) => Object.keys(e.signatures).length === 1));
+    await a.hub.signProposal(t.signers[2]!.caller, t.id, c.hash, { signatures: t.signature(2, c.hash) });
+    await until(() => seen(c.hash).some((e) => e.status === "committed"));
+    stop();
+    assert.deepEqual(
+      seen(w.hash).map((e) => e.status),
+      ["open", "withdrawn"],
+    );
+    // Each event is the proposal as stored when b read it: the signatures only grow, and the
+    // last is the committed one with both.
+    const committed = seen(c.hash);
+    assert.deepEqual(committed[0], { ...committed[0]!, status: "open", signatures: {} });
+    assert.equal(committed.at(-1)!.status, "committed");
+    assert.equal(Object.keys(committed.at(-1)!.signatures).length, 2);
+    assert.equal(committed.filter((e) => e.status === "committed").length, 1);
+    assert.ok(b.relay.proposalsReceived >= 4, `${b.relay.proposalsReceived} proposal notices`);
+    // a tells its own subscribers itself, never from its own notices.
+    assert.equal(a.relay.proposalsReceived, 0);
+  });
+
+  it("announces the open proposals again after its notification connection was lost", async () => {
+    const [a, b] = await pair();
+    const t = await createTreasury(a.hub, "relisten", 3, 2);
+    const events: { hash: string; status: string }[] = [];
+    const stop = b.hub.bus.onProposal(t.id, (p) => events.push(p as (typeof events)[number]));
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "missed"));
+    p.head.signatures = t.signature(0, p.hash);
+    // Cut b's LISTEN connection while refusing new ones, so b cannot hear of the proposal.
+    await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    try {
+      const { rows } = await a.store.pool.query("SELECT pg_terminate_backend($1) AS ok", [b.relay.pid]);
+      assert.equal(rows[0].ok, true);
+      await until(() => b.relay.pid === null);
+      await a.hub.propose(t.signers[0]!.caller, t.id, { commit: p });
+    } finally {
+      await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    }
+    await until(() => events.some((e) => e.hash === p.hash), 10_000);
+    stop();
+    assert.equal(b.relay.reconnects, 1);
+    assert.equal(b.relay.proposalsReceived, 0);
+    assert.deepEqual(
+      events.map((e) => [e.hash, e.status]),
+      [[p.hash, "open"]],
     );
   });
 

@@ -38,7 +38,7 @@ import { HeavyWork } from "./heavy/HeavyWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
-import { announceExpired, StaleAnnouncer } from "./proposals/announceProposalChanges.js";
+import { announceExpired, announceOpen, announceRelayed, StaleAnnouncer } from "./proposals/announceProposalChanges.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
 import { getProposal, listProposals } from "./proposals/readProposals.js";
 import { signProposal } from "./proposals/signProposal.js";
@@ -130,7 +130,8 @@ export class Hub implements HubApi {
 
   /**
    * Where a host relays other instances' commits (PostgreSQL LISTEN/NOTIFY): published as this
-   * hub's own appends are (onto the bus, and the proposals each one made stale announced).
+   * hub's own appends are (onto the bus, and the proposals each one made stale announced);
+   * and the proposals other instances changed, read and announced to this hub's subscribers.
    */
   readonly relay = {
     hasListeners: (contractId: string): boolean =>
@@ -139,6 +140,8 @@ export class Hub implements HubApi {
       for (const c of commits) this.ctx.publish(c.contractId, [c.stored], [c.view]);
     },
     listenedContracts: (): string[] => [...new Set([...this.bus.listenedContracts(), ...this.bus.proposalContracts()])],
+    proposalChanged: (contractId: string, hash: string): Promise<void> => announceRelayed(this.ctx, contractId, hash),
+    proposalsMissed: (contractId: string): Promise<void> => announceOpen(this.ctx, contractId),
   };
 
   constructor(options: HubOptions, ownsStore = false) {

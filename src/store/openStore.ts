@@ -1,4 +1,3 @@
-import type { StoredCommit } from "../contract/StoredCommit.js";
 import { type CommitSink, relayCommits } from "./postgres/commitRelay.js";
 import { PostgresStore } from "./postgres/PostgresStore.js";
 import type { Store } from "./Store.js";
@@ -24,15 +23,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return SqliteStore.open({ dataDir: options.dataDir });
 }
 
-/** The EventBus methods the relay uses (Hub.bus satisfies it). */
-export interface EventSink {
-  hasListeners(contractId: string): boolean;
-  publish(commits: readonly { contractId: string; stored: StoredCommit; view: null }[]): void;
-  listenedContracts?(): Iterable<string>;
-}
+/** What the relay feeds (Hub.relay is one): see postgres/commitRelay.ts. */
+export type EventSink = CommitSink;
 
 /**
- * Delivers commits written by other instances sharing the store to `bus` (PostgreSQL:
+ * Delivers commits written and proposals changed by other instances sharing the store to `bus` (PostgreSQL:
  * LISTEN/NOTIFY; an embedded SQLite store has no other writers, so nothing to do).
  * Returns the function that stops it.
  */
@@ -42,6 +37,6 @@ export async function relayStoreEvents(
   onError?: (err: unknown) => void,
 ): Promise<() => Promise<void>> {
   if (!(store instanceof PostgresStore)) return async () => {};
-  const relay = await relayCommits(store, bus satisfies CommitSink, onError);
+  const relay = await relayCommits(store, bus, onError);
   return () => relay.close();
 }

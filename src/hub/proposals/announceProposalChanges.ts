@@ -14,16 +14,35 @@ import { proposalView } from "./proposalView.js";
 const PAGE = 1000;
 
 async function announce(hub: HubContext, id: string, status: ProposalStatus, pick: (p: ProposalRecord) => boolean) {
-  const now = hub.now();
-  const listed = await hub.store.listProposals(id, { status, now, limit: PAGE, offset: 0 });
-  const changed = listed.filter(pick);
+  const listed = await hub.store.listProposals(id, { status, now: hub.now(), limit: PAGE, offset: 0 });
+  return publish(hub, id, listed.filter(pick));
+}
+
+/** Publishes each proposal's view on the contract's current state; returns how many. */
+async function publish(hub: HubContext, id: string, changed: readonly ProposalRecord[]): Promise<number> {
   if (changed.length === 0) return 0;
   const record = await hub.store.getContract(id);
   if (record === null) return 0;
   // The hub's own read: each listener was checked for read access when it subscribed.
   const state = await hub.stateOf(record);
+  const now = hub.now();
   for (const p of changed) hub.bus.publishProposal(id, await proposalView(p, state, now, hub.settings));
   return changed.length;
+}
+
+/**
+ * Announces a proposal another instance sharing the store changed (a PostgreSQL notice names
+ * it): read as it is now, so notices that arrive late or twice repeat the newest state.
+ */
+export async function announceRelayed(hub: HubContext, id: string, hash: string): Promise<void> {
+  if (!hub.bus.hasProposalListeners(id)) return;
+  const proposal = await hub.store.getProposal(id, hash);
+  if (proposal !== null) await publish(hub, id, [proposal]);
+}
+
+/** Announces every open proposal of a contract again, when notices of changes may have been lost. */
+export async function announceOpen(hub: HubContext, id: string): Promise<void> {
+  if (hub.bus.hasProposalListeners(id)) await announce(hub, id, "open", () => true);
 }
 
 /** How far back a gap of unpublished commits is read for the heads it replaced. */

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { backendPid, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+import { backendPid, clientConfig, type PgChannels, type PgLocation, pgChannels } from "./pgPool.js";
 
 /** A commit notification: the contract and the index of the last commit of one append. */
 export interface CommitNotice {
@@ -9,8 +9,16 @@ export interface CommitNotice {
   processId: number;
 }
 
+/** A proposal notification: the contract and the hash of a proposal that changed. */
+export interface ProposalNotice {
+  contractId: string;
+  hash: string;
+  processId: number;
+}
+
 export interface CommitListenerHandlers {
   onCommit: (notice: CommitNotice) => void;
+  onProposal?: (notice: ProposalNotice) => void;
   /**
    * Called after the connection was re-established: NOTIFY has no replay, so whatever was
    * sent while it was down is lost and the consumer must re-read what it cares about.
@@ -28,22 +36,30 @@ export function parseCommitPayload(payload: string | undefined): { contractId: s
   return /^[0-9]+$/.test(digits) && Number.isSafeInteger(index) ? { contractId: payload.slice(0, at), index } : null;
 }
 
+/** Parses `<contract_id>:<64 hex>`; null for anything else. */
+export function parseProposalPayload(payload: string | undefined): { contractId: string; hash: string } | null {
+  const at = payload?.lastIndexOf(":") ?? -1;
+  if (payload === undefined || at <= 0) return null;
+  const hash = payload.slice(at + 1);
+  return /^[0-9a-f]{64}$/.test(hash) ? { contractId: payload.slice(0, at), hash } : null;
+}
+
 /**
  * One dedicated connection (not a pool client: it lives as long as the store) that LISTENs
- * to the commit channel and reconnects with capped backoff when the server or network drops it.
+ * to the commit and proposal channels and reconnects with capped backoff when the server or network drops it.
  */
 export class CommitListener {
   private client: pg.Client | null = null;
   private closed = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private attempt = 0;
-  private readonly channel: string;
+  private readonly channels: PgChannels;
 
   private constructor(
     private readonly location: PgLocation,
     private readonly handlers: CommitListenerHandlers,
   ) {
-    this.channel = commitChannel(location.schema);
+    this.channels = pgChannels(location.schema);
   }
 
   /** Connects and LISTENs; resolves once notifications flow (the first connection must succeed). */
@@ -56,14 +72,20 @@ export class CommitListener {
   private async connect(): Promise<void> {
     const client = new pg.Client(clientConfig(this.location, "contract-hub-listen"));
     client.on("notification", (n) => {
-      const parsed = n.channel === this.channel ? parseCommitPayload(n.payload) : null;
-      if (parsed !== null) this.handlers.onCommit({ ...parsed, processId: n.processId });
+      if (n.channel === this.channels.commits) {
+        const parsed = parseCommitPayload(n.payload);
+        if (parsed !== null) this.handlers.onCommit({ ...parsed, processId: n.processId });
+      } else if (n.channel === this.channels.proposals) {
+        const parsed = parseProposalPayload(n.payload);
+        if (parsed !== null) this.handlers.onProposal?.({ ...parsed, processId: n.processId });
+      }
     });
     client.on("error", (err) => this.lost(client, err));
     client.on("end", () => this.lost(client, null));
     try {
       await client.connect();
-      await client.query(`LISTEN "${this.channel}"`);
+      await client.query(`LISTEN "${this.channels.commits}"`);
+      await client.query(`LISTEN "${this.channels.proposals}"`);
     } catch (err) {
       await client.end().catch(() => {});
       throw err;

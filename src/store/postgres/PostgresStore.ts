@@ -33,7 +33,7 @@ import {
   type PullRow,
   pulledTextOf,
 } from "./pgCommitRows.js";
-import { backendPid, checkedSchema, clientConfig, commitChannel, type PgLocation } from "./pgPool.js";
+import { backendPid, checkedSchema, clientConfig, type PgChannels, type PgLocation, pgChannels } from "./pgPool.js";
 import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
 import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";
 
@@ -74,7 +74,7 @@ export class PostgresStore implements Store {
   readonly pool: pg.Pool;
   readonly schema: string | undefined;
   private readonly location: PgLocation;
-  private readonly channel: string;
+  private readonly channels: PgChannels;
   private readonly pageSize: number;
   private readonly ownPids = new Set<number>();
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -103,7 +103,7 @@ export class PostgresStore implements Store {
   private constructor(options: PostgresStoreOptions) {
     this.schema = checkedSchema(options.schema);
     this.location = { connectionString: options.connectionString, ...(this.schema ? { schema: this.schema } : {}) };
-    this.channel = commitChannel(this.schema);
+    this.channels = pgChannels(this.schema);
     this.pageSize = options.pageSize ?? 1000;
     this.pool = new pg.Pool({ ...clientConfig(this.location, "contract-hub"), max: options.poolSize ?? 10 });
     // An idle client's connection can break (server restart); pg emits it on the pool,
@@ -216,7 +216,7 @@ export class PostgresStore implements Store {
     extras: AppendExtras = {},
   ): Promise<void> {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
-    await this.write((client) => appendInTransaction(client, this.channel, contractId, expectedHead, commits, extras));
+    await this.write((client) => appendInTransaction(client, this.channels, contractId, expectedHead, commits, extras));
     this.counters.appends++;
     // Outside the append's transaction, so the sweep never holds its locks.
     if (extras.nonce !== undefined) await this.sweepNonces(Math.floor(Date.now() / 1000));
@@ -457,7 +457,7 @@ export class PostgresStore implements Store {
     proposal: ProposalRecord,
     q: { maxOpen: number; now: number },
   ): Promise<{ proposal: ProposalRecord; created: boolean }> {
-    return this.write((client) => savePgProposal(client, proposal, q));
+    return this.write((client) => savePgProposal(client, this.channels.proposals, proposal, q));
   }
 
   async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
@@ -476,11 +476,11 @@ export class PostgresStore implements Store {
     hash: string,
     signatures: Record<string, string>,
   ): Promise<ProposalRecord | null> {
-    return this.write((client) => addPgSignatures(client, contractId, hash, signatures));
+    return this.write((client) => addPgSignatures(client, this.channels.proposals, contractId, hash, signatures));
   }
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
-    return this.write((client) => withdrawPgProposal(client, contractId, hash));
+    return this.write((client) => withdrawPgProposal(client, this.channels.proposals, contractId, hash));
   }
 
   async saveSnapshot(s: StateSnapshot): Promise<void> {

@@ -1,5 +1,5 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import type { CommitListener, CommitNotice } from "./CommitListener.js";
+import type { CommitListener, CommitNotice, ProposalNotice } from "./CommitListener.js";
 import type { PostgresStore } from "./PostgresStore.js";
 
 /**
@@ -12,13 +12,19 @@ export interface CommitSink {
   publish(commits: readonly { contractId: string; stored: StoredCommit; view: null }[]): void;
   /** Contracts with subscribers (re-read after the LISTEN connection was lost, if offered). */
   listenedContracts?(): Iterable<string>;
+  /** A proposal another instance changed: the sink reads it and tells its own subscribers. */
+  proposalChanged?(contractId: string, hash: string): Promise<void>;
+  /** Proposal notices may have been lost (the connection dropped): re-announce the contract's open ones. */
+  proposalsMissed?(contractId: string): Promise<void>;
 }
 
 /** A running relay; `close()` stops listening. */
 export interface CommitRelay {
   close(): Promise<void>;
-  /** Notices seen from other instances (tests and metrics). */
+  /** Commit notices seen from other instances (tests and metrics). */
   readonly received: number;
+  /** Proposal notices seen from other instances. */
+  readonly proposalsReceived: number;
   /** Reconnections of the LISTEN connection so far. */
   readonly reconnects: number;
   /** Backend pid of the LISTEN connection, null while reconnecting. */
@@ -32,7 +38,9 @@ export interface CommitRelay {
  * itself, so notices from this store's own connections are skipped. Per contract, notices
  * are coalesced to the highest index and handled one at a time, so a burst of appends
  * costs one read; subscriptions drop what they already delivered, so a notice arriving
- * after the local publish (or twice) never produces a duplicate event.
+ * after the local publish (or twice) never produces a duplicate event. Proposal notices
+ * (`<contract_id>:<hash>`) go to the sink, which reads the proposal as it is now; notices for
+ * one proposal arriving while it is read are coalesced into one more read.
  */
 export async function relayCommits(
   store: PostgresStore,
@@ -42,7 +50,10 @@ export async function relayCommits(
   const highest = new Map<string, number>();
   const running = new Set<string>();
   let received = 0;
+  let proposalsReceived = 0;
   let reconnects = 0;
+  /** Proposals being read (`<contract>:<hash>`), each with whether another notice came meanwhile. */
+  const proposals = new Map<string, boolean>();
 
   const drain = async (contractId: string) => {
     running.add(contractId);
@@ -72,22 +83,45 @@ export async function relayCommits(
     notice(n.contractId, n.index);
   };
 
+  const onProposal = (n: ProposalNotice) => {
+    if (store.isOwnBackend(n.processId) || sink.proposalChanged === undefined) return;
+    proposalsReceived++;
+    const key = `${n.contractId}:${n.hash}`;
+    if (proposals.has(key)) {
+      proposals.set(key, true);
+      return;
+    }
+    const read = async () => {
+      do {
+        proposals.set(key, false);
+        await sink.proposalChanged?.(n.contractId, n.hash).catch(onError);
+      } while (proposals.get(key) === true);
+      proposals.delete(key);
+    };
+    void read();
+  };
+
   // NOTIFY has no replay: after a lost connection, re-read the head of every listened
-  // contract; subscriptions fetch whatever they missed in between.
+  // contract (subscriptions fetch whatever they missed in between) and re-announce its open
+  // proposals, since which of them changed meanwhile cannot be known.
   const onReconnect = () => {
     reconnects++;
     for (const contractId of sink.listenedContracts?.() ?? []) {
       store.getContract(contractId).then((record) => {
         if (record !== null && record.length > 0) notice(contractId, record.length - 1);
       }, onError);
+      sink.proposalsMissed?.(contractId).catch(onError);
     }
   };
 
-  const listener: CommitListener = await store.listenCommits({ onCommit, onReconnect, onError });
+  const listener: CommitListener = await store.listenCommits({ onCommit, onProposal, onReconnect, onError });
   return {
     close: () => listener.close(),
     get received() {
       return received;
+    },
+    get proposalsReceived() {
+      return proposalsReceived;
     },
     get reconnects() {
       return reconnects;

@@ -6,6 +6,7 @@ import { replayedNonce } from "../replayedNonce.js";
 import type { AppendExtras, RequestNonce } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
 import { insertCommits } from "./pgCommitRows.js";
+import type { PgChannels } from "./pgPool.js";
 import { markPgCommitted } from "./pgProposals.js";
 import { appendPgLeaves } from "./pgTree.js";
 
@@ -21,7 +22,7 @@ export function nonceParams(n: RequestNonce, now: number): unknown[] {
 /** The request's nonce first (a replay stores nothing), then head check under the row lock, leaf numbering (the tree's lock), one batched insert, head update, asset effects, party index, NOTIFY. */
 export async function appendInTransaction(
   client: pg.PoolClient,
-  channel: string,
+  channels: PgChannels,
   contractId: string,
   expectedHead: string | null,
   commits: StoredCommit[],
@@ -95,8 +96,14 @@ export async function appendInTransaction(
   }
   if (extras.proposal !== undefined) {
     const hash = extras.proposal.hash;
-    await markPgCommitted(client, contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
+    await markPgCommitted(
+      client,
+      channels.proposals,
+      contractId,
+      extras.proposal,
+      commits.find((c) => c.hash === hash)!.index,
+    );
   }
   // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
-  await client.query("SELECT pg_notify($1, $2)", [channel, `${contractId}:${length + commits.length - 1}`]);
+  await client.query("SELECT pg_notify($1, $2)", [channels.commits, `${contractId}:${length + commits.length - 1}`]);
 }

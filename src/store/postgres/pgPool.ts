@@ -12,7 +12,12 @@ export interface PgLocation {
 /** How long opening a connection may take before the call fails as `unreachable`. */
 const CONNECT_TIMEOUT_MS = 5000;
 
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+/**
+ * A plain identifier short enough that its NOTIFY channels (`contract_proposals_<schema>`, the
+ * longer) fit PostgreSQL's 63-byte names: pg_notify refuses a longer channel, which would fail
+ * every append, and LISTEN would quietly truncate it.
+ */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,43}$/;
 
 /**
  * BIGINT (oid 20) as a JS number, for this pool only: lengths, indexes, times and amounts
@@ -46,6 +51,25 @@ export function clientConfig(location: PgLocation, applicationName: string): pg.
 /** The NOTIFY channel of a schema's commits (one per schema, so stores in other schemas are not woken). */
 export function commitChannel(schema: string | undefined): string {
   return schema === undefined ? "contract_commits" : `contract_commits_${schema}`;
+}
+
+/** A schema's two NOTIFY channels: appended commits, changed proposals. */
+export interface PgChannels {
+  commits: string;
+  proposals: string;
+}
+
+export const pgChannels = (schema: string | undefined): PgChannels => ({
+  commits: commitChannel(schema),
+  proposals: proposalChannel(schema),
+});
+
+/**
+ * The NOTIFY channel of a schema's proposal changes (`<contract_id>:<hash>`): another instance
+ * reads the proposal and tells its own subscribers (docs/proposals.md, "Events").
+ */
+export function proposalChannel(schema: string | undefined): string {
+  return schema === undefined ? "contract_proposals" : `contract_proposals_${schema}`;
 }
 
 /** The backend process id of a connected client (pg keeps it as `processID`, untyped). */

@@ -14,6 +14,14 @@ import {
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, "query">;
 
+/**
+ * Tells every instance, when the transaction commits, that the proposal changed (NOTIFY is
+ * delivered at COMMIT and dropped by ROLLBACK, so a change is announced only once stored).
+ */
+export async function notifyProposal(client: pg.PoolClient, channel: string, contractId: string, hash: string) {
+  await client.query("SELECT pg_notify($1, $2)", [channel, `${contractId}:${hash}`]);
+}
+
 /** The proposal row; `lock` takes its row lock (inside a transaction) so concurrent writers queue. */
 export async function readPgProposal(
   db: Queryable,
@@ -35,6 +43,7 @@ export async function readPgProposal(
  */
 export async function savePgProposal(
   client: pg.PoolClient,
+  channel: string,
   proposal: ProposalRecord,
   q: { maxOpen: number; now: number },
 ): Promise<{ proposal: ProposalRecord; created: boolean }> {
@@ -62,6 +71,7 @@ export async function savePgProposal(
     `INSERT INTO proposals (${PROPOSAL_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
     proposalParams(proposal),
   );
+  await notifyProposal(client, channel, contractId, hash);
   return { proposal, created: true };
 }
 
@@ -83,6 +93,7 @@ export async function listPgProposals(
 /** Merges signatures into a stored-open proposal under its row lock: a racing signer waits and then sees these. */
 export async function addPgSignatures(
   client: pg.PoolClient,
+  channel: string,
   contractId: string,
   hash: string,
   signatures: Record<string, string>,
@@ -95,25 +106,29 @@ export async function addPgSignatures(
     contractId,
     hash,
   ]);
+  await notifyProposal(client, channel, contractId, hash);
   return { ...existing, signatures: merged };
 }
 
 /** Marks a stored-open proposal withdrawn and returns it. */
 export async function withdrawPgProposal(
   client: pg.PoolClient,
+  channel: string,
   contractId: string,
   hash: string,
 ): Promise<ProposalRecord | null> {
-  await client.query(
+  const { rowCount } = await client.query(
     "UPDATE proposals SET status = 'withdrawn' WHERE contract_id = $1 AND hash = $2 AND status = 'open'",
     [contractId, hash],
   );
+  if (rowCount === 1) await notifyProposal(client, channel, contractId, hash);
   return readPgProposal(client, contractId, hash);
 }
 
 /** Marks the proposal an append completes as committed (inside the append's transaction). */
 export async function markPgCommitted(
   client: pg.PoolClient,
+  channel: string,
   contractId: string,
   proposal: { hash: string; signatures: Record<string, string> },
   index: number,
@@ -122,4 +137,5 @@ export async function markPgCommitted(
     "UPDATE proposals SET status = 'committed', commit_index = $1, signatures = $2 WHERE contract_id = $3 AND hash = $4",
     [index, JSON.stringify(proposal.signatures), contractId, proposal.hash],
   );
+  await notifyProposal(client, channel, contractId, proposal.hash);
 }
