@@ -10,6 +10,7 @@ import { assertContractErrorAsync } from "../src/contract/assertContractError.js
 import { isContractError } from "../src/contract/ContractError.js";
 import { toPulledCommit } from "../src/contract/StoredCommit.js";
 import { ANONYMOUS } from "../src/hub/HubApi.js";
+import { migratePg } from "../src/store/postgres/migrate.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "../src/store/postgres/migrations.js";
 import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { issueAndSend, receiveWithRetry } from "./store-contract-assets.js";
@@ -63,30 +64,40 @@ describe("PostgreSQL: several instances on one database", { timeout: 60_000 }, (
     await assertContractErrorAsync(() => store(schema), "INTERNAL", "schema_too_new");
   });
 
-  it("migration 5 gives the commits of a schema-4 database their wire bytes, byte for byte the hub's", async () => {
+  it("upgrades a schema-4 database to commits stored once: version 5 joins wire bytes, version 10 empties them, pulls keep every byte", async () => {
     const schema = db.freshSchema();
     const first = await store(schema);
     const chain = testChain("up", 4);
     await first.appendCommits("up", null, chain, {
       contract: { owner: "ab".repeat(32), createdAt: 1_700_000_000, private: false },
     });
+    const expected = chain.map((c, i) => JSON.stringify(toPulledCommit({ ...c, leafIndex: i })));
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
-      const q = `SELECT wire FROM "${schema}".commits ORDER BY idx`;
-      const written = (await client.query(q)).rows;
+      const wires = async () =>
+        (await client.query<{ wire: string | null }>(`SELECT wire FROM "${schema}".commits ORDER BY idx`)).rows.map(
+          (r) => r.wire,
+        );
+      // A current hub stores each commit's bytes once: no wire copy.
+      assert.deepEqual(await wires(), [null, null, null, null]);
       await client.query(
         `ALTER TABLE "${schema}".commits DROP COLUMN wire; DROP TABLE "${schema}".state_snapshots;
          DELETE FROM "${schema}".schema_version WHERE version >= 5`,
       );
+      // Version 5 alone (as a hub of that version left it): the SQL join gives each row's push format.
+      await client.query(`SET search_path TO "${schema}"`);
+      assert.equal(await migratePg(client, 1_700_000_000, schema, 5), 5);
+      await client.query("RESET search_path");
+      assert.deepEqual(
+        await wires(),
+        expected.map((e) => `${e.slice(0, e.indexOf(',"body":'))}}`),
+      );
       const reopened = await store(schema);
-      assert.deepEqual((await client.query(q)).rows, written);
+      assert.deepEqual(await wires(), [null, null, null, null]);
       const pulled: string[] = [];
       for await (const page of reopened.readPullTexts("up", 0, 10)) pulled.push(...page);
-      assert.deepEqual(
-        pulled,
-        chain.map((c, i) => JSON.stringify(toPulledCommit({ ...c, leafIndex: i }))),
-      );
+      assert.deepEqual(pulled, expected);
     } finally {
       await client.end();
     }

@@ -1,5 +1,5 @@
 /**
- * The streamed pull (docs/storage.md: stored wire bytes joined, never parsed and serialised
+ * The streamed pull (docs/storage.md: stored JSON columns joined, never parsed and serialised
  * again) answers byte for byte what the hub answered when it serialised each parsed commit:
  * the same bytes for every query (since, limit, has_more), the same access rules on a
  * private contract, and JSON-RPC's pull agreeing with it.
@@ -11,7 +11,7 @@ import { type StoredCommit, toPulledCommit } from "../src/contract/StoredCommit.
 import { ANONYMOUS } from "../src/hub/HubApi.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
-/** The pull body as the hub wrote it before it kept wire bytes: JSON.stringify of each parsed row. */
+/** The pull body as plain serialisation writes it: JSON.stringify of each parsed row. */
 async function previousPull(t: TestApp, id: string, q: { since?: string; limit?: number }): Promise<string> {
   const record = (await t.hub.store.getContract(id))!;
   const all: StoredCommit[] = [];

@@ -121,7 +121,7 @@ export function storeContractSuite(
       assert.equal((await store.getCommitAt("x", 0))!.attestations, undefined);
     });
 
-    it("streams pull entries from stored wire bytes, byte for byte the serialisation of the parsed commit", async () => {
+    it("streams pull entries joined from the stored columns, byte for byte the serialisation of the parsed commit", async () => {
       const store = await fresh();
       const genesis = testChain("w", 1)[0]!;
       await store.appendCommits("w", null, [genesis], created());

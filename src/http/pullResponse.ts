@@ -13,7 +13,7 @@ export interface PullStreamParts {
  * The pull response body written incrementally, a page of commits at a time, so a pull of a
  * huge log never holds it in memory; `Readable.from` respects the socket's backpressure.
  * Each page is one chunk (one socket write, one chunked-encoding frame) of texts the store
- * joined from its stored wire bytes (docs/storage.md): nothing is parsed or serialised here,
+ * joined from its stored JSON columns (docs/storage.md): nothing is parsed or serialised here,
  * which is what makes a pull cheap per commit (docs/benchmarks.md, "The hub"). `has_more` is
  * written last because it is only known once the commits are read.
  */

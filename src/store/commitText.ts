@@ -1,8 +1,9 @@
 /**
- * The stored wire bytes of a commit and the pull entry built from them (docs/storage.md),
- * shared by both stores. Every piece is already JSON text (the `data`, `signatures` and
- * `attestations` columns hold JSON.stringify output), so joining them gives exactly the bytes
- * JSON.stringify of the parsed commit would: a pull never parses a row.
+ * A commit's wire bytes and its pull entry, joined from the stored JSON columns
+ * (docs/storage.md), shared by both stores. Every piece is already JSON text (the `data`,
+ * `signatures` and `attestations` columns hold JSON.stringify output), so joining them gives
+ * exactly the bytes JSON.stringify of the parsed commit would: a pull never parses a row, and
+ * each commit's bytes are stored once.
  */
 
 /** A hash as JSON: hashes are lower-case hex, so quoting is all the escaping they need. */
@@ -11,7 +12,8 @@ const hashJson = (hash: string | null): string => (hash === null ? "null" : `"${
 /**
  * The push format `{"hash","parent","data","head":{"parent","signatures"[,"attestations"]}}`
  * as JSON text, from the JSON texts of its parts (`attestations` null when there are none).
- * The migration that added the `wire` column builds the same text in SQL (schema.ts).
+ * Schema version 5's migration built the same text in SQL for the `wire` column (schema.ts),
+ * which version 10 empties again.
  */
 export function wireText(
   hash: string,

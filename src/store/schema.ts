@@ -236,6 +236,16 @@ const TLOG_COSIGNED: readonly string[] = [
 const LEAVES_FROM_COMMITS: readonly string[] = ["DELETE FROM tlog_nodes WHERE level = 0"];
 
 /**
+ * Each commit's bytes stored once (version 10; docs/storage.md, "Wire bytes"). Version 5 kept
+ * a commit's push format in `commits.wire` beside the JSON columns it joins, so a pull would
+ * not parse rows; but joining the columns costs a pull no more than reading `wire`, and the
+ * copy made every row about twice its size. The hub now writes no `wire` and reads none, and
+ * this empties the copies stored before. The column stays (NULL), so an instance still
+ * running older code during a rolling upgrade can insert; the copies it writes are never read.
+ */
+const WIRE_ONCE: readonly string[] = ["UPDATE commits SET wire = NULL WHERE wire IS NOT NULL"];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`) and drop
  * the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a table constraint).
@@ -256,5 +266,6 @@ export function schemaMigrations(
     { version: 7, statements: [...dropHashPair, ...UNIQUE_HASH] },
     { version: 8, statements: [...TLOG_COSIGNED] },
     { version: 9, statements: [...LEAVES_FROM_COMMITS] },
+    { version: 10, statements: [...WIRE_ONCE] },
   ];
 }

@@ -1,4 +1,4 @@
-import type { PoolClient } from "pg";
+import type { ClientBase } from "pg";
 import { ContractError } from "../../contract/ContractError.js";
 import { PG_MIGRATIONS, PG_SCHEMA_VERSION } from "./migrations.js";
 
@@ -15,7 +15,7 @@ const MIGRATION_LOCK = 0x63682d6d696772n;
  * the migration lock; refuses a database written by a newer hub. Returns the version.
  */
 export async function migratePg(
-  client: PoolClient,
+  client: ClientBase,
   now: number,
   schema?: string,
   upTo = PG_SCHEMA_VERSION,

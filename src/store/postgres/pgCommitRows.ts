@@ -21,9 +21,9 @@ export { COMMIT_COLUMNS, type CommitRow, commitFromRow, PULL_COLUMNS, type PullR
  * hold the same bytes.
  */
 const INSERT_COMMITS = `INSERT INTO commits (${INSERT_COLUMNS})
-  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[], $11::text[])`;
+  SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::bigint[])`;
 /** Columns after contract_id. */
-const ARRAYS = 10;
+const ARRAYS = 9;
 
 /** Inserts `commits` of `contractId` in one round trip. */
 export async function insertCommits(client: PoolClient, contractId: string, commits: readonly StoredCommit[]) {

@@ -10,6 +10,7 @@ import { computeCommitHash } from "../../contract/commitHash.js";
 import { type StoredCommit, toPulledCommit } from "../../contract/StoredCommit.js";
 import { frontierOf } from "../../tlog/proofs.js";
 import Database from "./Database.js";
+import { migrate } from "./migrate.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 import { SqliteStore } from "./SqliteStore.js";
 
@@ -113,7 +114,7 @@ describe("SqliteStore", () => {
     await reopened.close();
   });
 
-  it("migration 5 gives every stored commit its wire bytes, the very text the hub writes for a new one", async () => {
+  it("upgrades a schema-4 database to commits stored once: version 5 joins wire bytes, version 10 empties them, pulls keep every byte", async () => {
     const dir = tempDir();
     const store = await SqliteStore.open({ dataDir: dir });
     const chain = testChain("u", 3);
@@ -131,20 +132,27 @@ describe("SqliteStore", () => {
     await store.appendCommits("u", null, chain, contract());
     await store.appendCommits("u", chain[2]!.hash, [signed]);
     await store.close();
+    const expected = [...chain, { ...signed, leafIndex: 3 }].map((c) => JSON.stringify(toPulledCommit(c)));
+    const wires = (db: Database.Database) => db.prepare("SELECT wire FROM commits ORDER BY idx").pluck().all();
     const db = new Database(join(dir, "hub.sqlite"));
-    const written = db.prepare("SELECT wire FROM commits ORDER BY idx").all();
+    // A current hub stores each commit's bytes once: no wire copy.
+    assert.deepEqual(wires(db), [null, null, null, null]);
     db.exec(`${UNDO_WIRE}; DELETE FROM schema_version WHERE version >= 5`);
+    // Version 5 alone (as a hub of that version left it): the SQL join gives the push format
+    // of each row, the pull entry's leading part byte for byte.
+    assert.equal(migrate(db, 1_700_000_000, 5), 5);
+    assert.deepEqual(
+      wires(db),
+      expected.map((e) => `${e.slice(0, e.indexOf(',"body":'))}}`),
+    );
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const db2 = new Database(join(dir, "hub.sqlite"), { readonly: true });
-    assert.deepEqual(db2.prepare("SELECT wire FROM commits ORDER BY idx").all(), written);
+    assert.deepEqual(wires(db2), [null, null, null, null]);
     db2.close();
     const pulled: string[] = [];
     for await (const page of reopened.readPullTexts("u", 0, 10)) pulled.push(...page);
-    assert.deepEqual(
-      pulled,
-      [...chain, { ...signed, leafIndex: 3 }].map((c) => JSON.stringify(toPulledCommit(c))),
-    );
+    assert.deepEqual(pulled, expected);
     await reopened.close();
   });
 
@@ -166,12 +174,12 @@ describe("SqliteStore", () => {
     );
   });
 
-  it("serves a row lacking wire bytes (written by an older instance) from its JSON columns", async () => {
+  it("reads no wire copy an older instance wrote: a pull joins the JSON columns", async () => {
     const dir = tempDir();
     const store = await SqliteStore.open({ dataDir: dir });
     const chain = await withChain(store, "o", 4);
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec("UPDATE commits SET wire = NULL WHERE idx IN (1, 2)");
+    db.exec(`UPDATE commits SET wire = '{"not":"read"}' WHERE idx IN (1, 2)`);
     db.close();
     const pulled: string[] = [];
     for await (const page of store.readPullTexts("o", 0, 4)) pulled.push(...page);

@@ -12,7 +12,7 @@ import type {
   StateSnapshot,
 } from "../Store.js";
 import { applyAssetEffects } from "./applyAssetEffects.js";
-import { type CommitInsert, commitParams, INSERT_COLUMNS } from "./commitRows.js";
+import { type CommitInsert, commitParams, INSERT_COLUMNS, INSERT_PLACEHOLDERS } from "./commitRows.js";
 import type Database from "./Database.js";
 import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
 import { appendSqliteLeaves } from "./sqliteTree.js";
@@ -73,7 +73,7 @@ export class SqliteWrites {
     }
     const parent = checkChain(length, expectedHead, commits);
     appendSqliteLeaves(this.sqlFn, commits);
-    const insert = this.sql(`INSERT INTO commits (${INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insert = this.sql(`INSERT INTO commits (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS})`);
     for (const c of commits) insert.run(...commitParams(contractId, c));
     this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
     if (extras.assetEffects !== undefined) applyAssetEffects(this.db, extras.assetEffects);

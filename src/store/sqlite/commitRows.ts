@@ -33,9 +33,17 @@ export function commitFromRow(row: CommitRow): StoredCommit {
   return commit;
 }
 
-/** The columns of an INSERT INTO commits, in the order of commitParams. */
+/**
+ * The columns of an INSERT INTO commits, in the order of commitParams. Not `wire`: since
+ * schema version 10 each commit's bytes are stored once, in these columns (docs/storage.md).
+ */
 export const INSERT_COLUMNS =
-  "contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index, wire";
+  "contract_id, idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index";
+
+/** One `?` per column of INSERT_COLUMNS. */
+export const INSERT_PLACEHOLDERS = INSERT_COLUMNS.split(",")
+  .map(() => "?")
+  .join(", ");
 
 /**
  * A commit as the store inserts it: its place in the chain and each JSON column already
@@ -70,10 +78,7 @@ export function commitInsert(c: StoredCommit): CommitInsert {
   return row;
 }
 
-/**
- * The bind parameters of an INSERT INTO commits (INSERT_COLUMNS), with the wire bytes
- * (commitText.ts) joined from the serialised columns, not serialised again.
- */
+/** The bind parameters of an INSERT INTO commits (INSERT_COLUMNS). */
 export function commitParams(contractId: string, c: CommitInsert): unknown[] {
   return [
     contractId,
@@ -86,28 +91,24 @@ export function commitParams(contractId: string, c: CommitInsert): unknown[] {
     c.timestamp,
     c.signers,
     c.leafIndex ?? null,
-    wireText(c.hash, c.parent, c.data, c.signatures, c.attestations),
   ];
 }
 
-/**
- * A stored commit row as the pull reads it (`wire` null for a row an older hub wrote; the
- * columns it replaces are then read, see PULL_COLUMNS).
- */
-export interface PullRow extends Omit<CommitRow, "signers"> {
-  wire: string | null;
-}
+/** A stored commit row as the pull reads it: the texts its entry is joined from. */
+export type PullRow = Omit<CommitRow, "signers">;
+
+/** Columns of a PullRow. */
+export const PULL_COLUMNS = "idx, timestamp, leaf_index, hash, parent, data, signatures, attestations";
 
 /**
- * Columns of a PullRow. The columns `wire` replaces are read only when it is missing
- * (CASE), so a row that has it costs one text besides `data`.
+ * The pull entry of a row, joined from its JSON columns (commitText.ts): the stored bytes,
+ * never parsed or serialised again.
  */
-export const PULL_COLUMNS = `idx, timestamp, leaf_index, data, wire,
-  CASE WHEN wire IS NULL THEN hash END AS hash, CASE WHEN wire IS NULL THEN parent END AS parent,
-  CASE WHEN wire IS NULL THEN signatures END AS signatures, CASE WHEN wire IS NULL THEN attestations END AS attestations`;
-
-/** The pull entry of a row, from its stored wire bytes or, lacking them, its JSON columns. */
 export function pulledTextOf(r: PullRow): string {
-  const wire = r.wire ?? wireText(r.hash, r.parent, r.data, r.signatures, r.attestations);
-  return pulledText(wire, r.data, r.timestamp, r.leaf_index);
+  return pulledText(
+    wireText(r.hash, r.parent, r.data, r.signatures, r.attestations),
+    r.data,
+    r.timestamp,
+    r.leaf_index,
+  );
 }
