@@ -10,6 +10,8 @@
  * by dialect (the party index's backfill with JSON functions, ADD COLUMN, dropping a table
  * constraint) each store passes in.
  */
+import { jsonHash } from "./commitText.js";
+
 export interface Migration {
   version: number;
   statements: string[];
@@ -162,17 +164,13 @@ const PROPOSALS: readonly string[] = [
   "CREATE INDEX IF NOT EXISTS proposals_by_status ON proposals (contract_id, status, created_at)",
 ];
 
-/** `"<hex>"` or `null`: a hash column as JSON text (hashes are lower-case hex, nothing to escape). */
-const jsonHash = (column: string) => `CASE WHEN ${column} IS NULL THEN 'null' ELSE '"' || ${column} || '"' END`;
-
 /**
- * Wire bytes and state snapshots (docs/storage.md). `commits.wire` holds each commit's push
- * format as the hub serialises it (`{"hash","parent","data","head"}`, the text of
- * commitText.ts `wireText`), written once at append so a pull streams it instead of parsing
- * and re-serialising every row. Commits stored before this version get theirs here, built
- * from the JSON columns by the same concatenation (they hold JSON.stringify texts, so the
- * result is byte for byte what the hub would write); a row still lacking it (written by an
- * older instance during a rolling upgrade) is served from its columns.
+ * Wire bytes and state snapshots (docs/storage.md). `commits.wire` held each commit's push
+ * format as the hub serialises it (`{"hash","parent","data","head"}`, the leading part of
+ * commitText.ts `PULL_ENTRY_SQL`), so a pull would stream it instead of parsing and
+ * re-serialising every row. Commits stored before this version got theirs here, built from
+ * the JSON columns by the same concatenation (they hold JSON.stringify texts, so the result
+ * is byte for byte what the hub wrote). Version 10 empties the column again.
  *
  * `state_snapshots` keeps the newest snapshot of each contract's state (every N commits): a
  * cold contract loads from it plus the commits after it. `digest` (SHA-256 of `state`)

@@ -4,6 +4,7 @@ import { encodeHex } from "../../contract/hex.js";
 import { generateKeyPair } from "../../contract/keys.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
+import { PULL_ENTRY_SQL } from "../commitText.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -25,14 +26,7 @@ import type {
 import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js";
 import { migratePg } from "./migrate.js";
 import { appendInTransaction, INSERT_NONCE, nonceParams } from "./pgAppend.js";
-import {
-  COMMIT_COLUMNS,
-  type CommitRow,
-  commitFromRow,
-  PULL_COLUMNS,
-  type PullRow,
-  pulledTextOf,
-} from "./pgCommitRows.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
 import { backendPid, checkedSchema, clientConfig, type PgChannels, type PgLocation, pgChannels } from "./pgPool.js";
 import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
 import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";
@@ -245,13 +239,14 @@ export class PostgresStore implements Store {
     if (row === undefined) return;
     const end = Math.min(to, row.length);
     for (let next = from; next < end; ) {
-      const rows = await this.rows<PullRow>(
-        `SELECT ${PULL_COLUMNS} FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4`,
+      const rows = await this.rows<{ entry: string }>(
+        `SELECT ${PULL_ENTRY_SQL} AS entry FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4`,
         [contractId, next, end, this.pageSize],
       );
       if (rows.length === 0) return;
-      yield rows.map(pulledTextOf);
-      next = rows[rows.length - 1]!.idx + 1;
+      yield rows.map((r) => r.entry);
+      // A contract's indexes have no gap, so a page of n entries ends at next + n.
+      next += rows.length;
     }
   }
 

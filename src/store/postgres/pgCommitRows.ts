@@ -7,12 +7,9 @@ import {
   commitInsert,
   commitParams,
   INSERT_COLUMNS,
-  PULL_COLUMNS,
-  type PullRow,
-  pulledTextOf,
 } from "../sqlite/commitRows.js";
 
-export { COMMIT_COLUMNS, type CommitRow, commitFromRow, PULL_COLUMNS, type PullRow, pulledTextOf };
+export { COMMIT_COLUMNS, type CommitRow, commitFromRow };
 
 /**
  * One statement for the whole batch: the columns travel as column arrays and `unnest` turns

@@ -4,6 +4,7 @@ import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
+import { PULL_ENTRY_SQL } from "../commitText.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -22,15 +23,7 @@ import type {
   Store,
   StoreStats,
 } from "../Store.js";
-import {
-  COMMIT_COLUMNS,
-  type CommitRow,
-  commitFromRow,
-  commitInsert,
-  PULL_COLUMNS,
-  type PullRow,
-  pulledTextOf,
-} from "./commitRows.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitInsert } from "./commitRows.js";
 import Database from "./Database.js";
 import { migrate } from "./migrate.js";
 import { SqliteWriter } from "./SqliteWriter.js";
@@ -197,14 +190,15 @@ export class SqliteStore implements Store {
     if (row === undefined) return;
     const end = Math.min(to, row.length);
     const page = this.sql(
-      `SELECT ${PULL_COLUMNS} FROM commits WHERE contract_id = ? AND idx >= ? AND idx < ? ORDER BY idx LIMIT ?`,
-    );
-    // Pages, as in readCommits; a pull page is larger, since its rows are only joined, not parsed.
+      `SELECT ${PULL_ENTRY_SQL} FROM commits WHERE contract_id = ? AND idx >= ? AND idx < ? ORDER BY idx LIMIT ?`,
+    ).pluck();
+    // Pages, as in readCommits; a pull page is larger, since its rows are only joined, not
+    // parsed. A contract's indexes have no gap, so a page of n entries ends at next + n.
     for (let next = from; next < end; ) {
-      const rows = page.all(contractId, next, end, this.pageSize * 4) as PullRow[];
-      if (rows.length === 0) return;
-      yield rows.map(pulledTextOf);
-      next = rows[rows.length - 1]!.idx + 1;
+      const texts = page.all(contractId, next, end, this.pageSize * 4) as string[];
+      if (texts.length === 0) return;
+      yield texts;
+      next += texts.length;
     }
   }
 

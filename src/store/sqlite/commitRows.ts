@@ -1,5 +1,4 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { pulledText, wireText } from "../commitText.js";
 
 /** A `commits` row as SQLite returns it. */
 export interface CommitRow {
@@ -92,23 +91,4 @@ export function commitParams(contractId: string, c: CommitInsert): unknown[] {
     c.signers,
     c.leafIndex ?? null,
   ];
-}
-
-/** A stored commit row as the pull reads it: the texts its entry is joined from. */
-export type PullRow = Omit<CommitRow, "signers">;
-
-/** Columns of a PullRow. */
-export const PULL_COLUMNS = "idx, timestamp, leaf_index, hash, parent, data, signatures, attestations";
-
-/**
- * The pull entry of a row, joined from its JSON columns (commitText.ts): the stored bytes,
- * never parsed or serialised again.
- */
-export function pulledTextOf(r: PullRow): string {
-  return pulledText(
-    wireText(r.hash, r.parent, r.data, r.signatures, r.attestations),
-    r.data,
-    r.timestamp,
-    r.leaf_index,
-  );
 }
