@@ -1,10 +1,12 @@
 /**
  * `verify --data-dir`'s check of the hub's Merkle tree (docs/transparency.md): the leaves are
  * recomputed from the stored commits (every commit has exactly one leaf, leaves 0..n-1 with
- * no gap), the tree is rebuilt from them, and every stored node and the stored size must
- * equal the rebuilt ones. Nodes are compared a batch at a time, so memory stays small.
+ * no gap), the tree is rebuilt from them, and every stored node (those above the leaves: a
+ * leaf is read from its commit, so it has nothing of its own to compare) and the stored size
+ * must equal the rebuilt ones. Nodes are compared a batch at a time, so memory stays small.
  */
 import type { Store } from "../../store/Store.js";
+import { storedNodes } from "../../store/treeNodes.js";
 import { appendNodes, leafHash, nodeKey } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
 
@@ -45,15 +47,16 @@ export async function verifyTree(store: Store, ids: readonly string[]): Promise<
   for (let start = 0; start < size; start += BATCH) {
     const batch = leaves.slice(start, start + BATCH).map((h) => leafHash(Buffer.from(h, "hex")));
     const nodes = appendNodes(start, frontier, batch);
+    const stored = storedNodes(nodes);
     let found: Map<string, Buffer>;
     try {
-      found = await store.readTreeNodes(nodes);
+      found = await store.readTreeNodes(stored);
     } catch (err) {
       return damaged(size, null, (err as Error).message);
     }
-    for (const n of nodes) {
+    for (const n of stored) {
       if (!found.get(nodeKey(n))!.equals(n.hash)) {
-        return damaged(size, n.level === 0 ? n.index : null, `tree node ${nodeKey(n)} differs from the commits' tree`);
+        return damaged(size, null, `tree node ${nodeKey(n)} differs from the commits' tree`);
       }
     }
     const all = new Map<string, Uint8Array>(frontier);
