@@ -81,6 +81,31 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
     }
   });
 
+  it("keeps the tree right across single appends and one refused after its leaves were numbered", async () => {
+    // One commit per append, so an append combines with the frontier the previous one left;
+    // the refused append (a hash stored already fails its insert, after the leaves) must
+    // leave nothing of its tree behind, for the appends after it.
+    const store = await fresh();
+    const chain = testChain("tr", 9);
+    await store.appendCommits("tr", null, chain.slice(0, 1), create);
+    const order = [chain[0]!.hash];
+    for (let i = 1; i < chain.length; i++) {
+      if (i === 4 || i === 7) {
+        const again = { ...testChain("tr", 1, chain[i - 1]!.hash, i)[0]!, hash: chain[0]!.hash };
+        await assert.rejects(store.appendCommits("tr", chain[i - 1]!.hash, [again]));
+        assert.equal(await store.treeSize(), i);
+      }
+      await store.appendCommits("tr", chain[i - 1]!.hash, [chain[i]!]);
+      order.push(chain[i]!.hash);
+    }
+    const read = (ids: Parameters<Store["readTreeNodes"]>[0]) => store.readTreeNodes(ids);
+    assert.deepEqual(
+      chain.map((c) => c.leafIndex),
+      chain.map((_, i) => i),
+    );
+    for (let n = 1; n <= order.length; n++) assert.deepEqual(await treeRoot(read, n), referenceRoot(order.slice(0, n)));
+  });
+
   it("concurrent appends of many contracts take every leaf exactly once", async () => {
     const store = await fresh();
     const chains = Array.from({ length: 12 }, (_, i) => testChain(`tc${i}`, 4));

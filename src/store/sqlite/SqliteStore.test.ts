@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { referenceRoot } from "../../../test/store-contract-tree.js";
 import { testChain } from "../../../test/support/testChain.js";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import { type StoredCommit, toPulledCommit } from "../../contract/StoredCommit.js";
-import { frontierOf } from "../../tlog/proofs.js";
+import { frontierOf, treeRoot } from "../../tlog/proofs.js";
 import Database from "./Database.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
@@ -187,6 +188,28 @@ describe("SqliteStore", () => {
     assert.deepEqual(pulled, expected);
     assert.equal(expected.length, chain.length);
     await store.close();
+  });
+
+  it("keeps one tree when two stores write the same file, whatever each remembers of it", async () => {
+    // A's refused append (a stored hash fails its insert after the leaves were numbered) leaves
+    // A's writer remembering a tree of n + 1 leaves; B then makes the stored tree n + 1 leaves
+    // with its own leaf, so only the other connection's commit tells A its memory is stale.
+    const dir = tempDir();
+    const a = await SqliteStore.open({ dataDir: dir });
+    const b = await SqliteStore.open({ dataDir: dir });
+    const x = testChain("x", 3);
+    const y = testChain("y", 2);
+    await a.appendCommits("x", null, x.slice(0, 2), contract());
+    const again = { ...testChain("x", 1, x[1]!.hash, 2)[0]!, hash: x[0]!.hash };
+    await assert.rejects(a.appendCommits("x", x[1]!.hash, [again]));
+    await b.appendCommits("y", null, y.slice(0, 1), contract());
+    await a.appendCommits("x", x[1]!.hash, [x[2]!]);
+    await b.appendCommits("y", y[0]!.hash, [y[1]!]);
+    const order = [x[0]!, x[1]!, y[0]!, x[2]!, y[1]!].map((c) => c.hash);
+    const read = (ids: Parameters<SqliteStore["readTreeNodes"]>[0]) => a.readTreeNodes(ids);
+    for (let n = 1; n <= order.length; n++) assert.deepEqual(await treeRoot(read, n), referenceRoot(order.slice(0, n)));
+    await a.close();
+    await b.close();
   });
 
   it("refuses a database written by a newer schema", async () => {

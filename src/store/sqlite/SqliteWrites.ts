@@ -15,7 +15,7 @@ import { applyAssetEffects } from "./applyAssetEffects.js";
 import { type CommitInsert, commitParams, INSERT_COLUMNS, INSERT_PLACEHOLDERS } from "./commitRows.js";
 import type Database from "./Database.js";
 import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
-import { appendSqliteLeaves } from "./sqliteTree.js";
+import { appendSqliteLeaves, FrontierCache } from "./sqliteTree.js";
 
 /**
  * Every write of the SQLite store, as synchronous statements on the write connection (the
@@ -25,6 +25,8 @@ import { appendSqliteLeaves } from "./sqliteTree.js";
  */
 export class SqliteWrites {
   private readonly statements = new Map<string, Database.Statement>();
+  /** The tree's frontier between appends (sqliteTree.ts): this connection's own. */
+  private readonly frontier = new FrontierCache();
 
   constructor(private readonly db: Database.Database) {}
 
@@ -72,7 +74,7 @@ export class SqliteWrites {
       length = lengthAtHead(contractId, row, expectedHead);
     }
     const parent = checkChain(length, expectedHead, commits);
-    appendSqliteLeaves(this.sqlFn, commits);
+    appendSqliteLeaves(this.sqlFn, commits, this.frontier);
     const insert = this.sql(`INSERT INTO commits (${INSERT_COLUMNS}) VALUES (${INSERT_PLACEHOLDERS})`);
     for (const c of commits) insert.run(...commitParams(contractId, c));
     this.sql("UPDATE contracts SET head = ?, length = ? WHERE id = ?").run(parent, length + commits.length, contractId);
