@@ -27,21 +27,28 @@ export interface CommitListenerHandlers {
   onError?: (err: unknown) => void;
 }
 
-/** Parses `<contract_id>:<index>`; null for anything else. */
-export function parseCommitPayload(payload: string | undefined): { contractId: string; index: number } | null {
+/** `<contract_id>:<tail>` split at its last colon (contract ids may hold colons); null without an id. */
+function splitPayload(payload: string | undefined): { contractId: string; tail: string } | null {
   const at = payload?.lastIndexOf(":") ?? -1;
   if (payload === undefined || at <= 0) return null;
-  const digits = payload.slice(at + 1);
-  const index = Number(digits);
-  return /^[0-9]+$/.test(digits) && Number.isSafeInteger(index) ? { contractId: payload.slice(0, at), index } : null;
+  return { contractId: payload.slice(0, at), tail: payload.slice(at + 1) };
+}
+
+/** Parses `<contract_id>:<index>`; null for anything else. */
+export function parseCommitPayload(payload: string | undefined): { contractId: string; index: number } | null {
+  const split = splitPayload(payload);
+  const index = Number(split?.tail);
+  return split !== null && /^[0-9]+$/.test(split.tail) && Number.isSafeInteger(index)
+    ? { contractId: split.contractId, index }
+    : null;
 }
 
 /** Parses `<contract_id>:<64 hex>`; null for anything else. */
 export function parseProposalPayload(payload: string | undefined): { contractId: string; hash: string } | null {
-  const at = payload?.lastIndexOf(":") ?? -1;
-  if (payload === undefined || at <= 0) return null;
-  const hash = payload.slice(at + 1);
-  return /^[0-9a-f]{64}$/.test(hash) ? { contractId: payload.slice(0, at), hash } : null;
+  const split = splitPayload(payload);
+  return split !== null && /^[0-9a-f]{64}$/.test(split.tail)
+    ? { contractId: split.contractId, hash: split.tail }
+    : null;
 }
 
 /**
