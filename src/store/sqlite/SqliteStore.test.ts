@@ -235,6 +235,24 @@ describe("SqliteStore", () => {
     await store.close();
   });
 
+  it("commits the appends of one loop iteration's callbacks in one transaction, as requests read together", async () => {
+    const store = await SqliteStore.open({ dataDir: tempDir() });
+    await store.appendCommits("warm", null, testChain("warm", 1), contract());
+    const before = store.stats();
+    const n = 8;
+    // Separate callbacks of one timers phase, as separate requests' handlers of one poll phase.
+    const appends = await new Promise<Promise<void>[]>((resolve) => {
+      const started: Promise<void>[] = [];
+      for (let i = 0; i < n; i++)
+        setTimeout(() => started.push(store.appendCommits(`t${i}`, null, testChain(`t${i}`, 1), contract())), 0);
+      setTimeout(() => resolve(started), 0);
+    });
+    await Promise.all(appends);
+    const s = store.stats();
+    assert.deepEqual([s.appends - before.appends, s.transactions - before.transactions], [n, 1]);
+    await store.close();
+  });
+
   it("isolates a failing request of a batch from the others in it", async () => {
     const store = await SqliteStore.open({ dataDir: tempDir() });
     const chain = await withChain(store, "c1", 1);

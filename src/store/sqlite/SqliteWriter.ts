@@ -2,6 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { ContractError } from "../../contract/ContractError.js";
 import type { ErrorCode } from "../../contract/errorCodes.js";
 import { siblingModule, startWorker } from "../../lib/startWorker.js";
+import { TurnBatcher } from "../../lib/TurnBatcher.js";
 import type { SqliteWrites, WriteName } from "./SqliteWrites.js";
 import type { ClonedError, WriteReply, WriteRequest } from "./writerWorker.js";
 
@@ -30,6 +31,8 @@ class WriterThread {
   /** Bumped whenever a new thread starts: a store whose connection lived in an older one opens it again. */
   generation = 0;
   private worker: Worker | null = null;
+  /** The current thread's outbox: requests made in one turn travel as one message. */
+  private outbox: TurnBatcher<WriteRequest> | null = null;
   private users = 0;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -51,29 +54,37 @@ class WriterThread {
 
   request(writer: SqliteWriter, request: Request): Promise<unknown> {
     const worker = this.worker ?? this.start();
+    const outbox = this.outbox!;
     return new Promise((resolve, reject) => {
       const id = this.nextId++;
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { writer, worker, resolve, reject });
-      worker.postMessage({ id, db: writer.db, ...request } as WriteRequest);
+      // Batched by turn: the appends of requests handled in one loop iteration reach the
+      // thread together, so they share one transaction and its fsync.
+      outbox.push({ id, db: writer.db, ...request } as WriteRequest);
     });
+  }
+
+  private settle(worker: Worker, reply: WriteReply): void {
+    const job = this.pending.get(reply.id);
+    if (job === undefined) return;
+    this.pending.delete(reply.id);
+    // Idle, the thread does not keep the process alive: pending writes do. One being
+    // terminated stays held (release): a write may be answered after the close that ends it.
+    if (this.pending.size === 0 && this.worker === worker) worker.unref();
+    job.writer.transactions = reply.transactions;
+    job.writer.writes = reply.writes;
+    if (reply.ok) job.resolve(reply.value);
+    else job.reject(reviveError(reply.error));
   }
 
   private start(): Worker {
     const worker = startWorker(siblingModule("writerWorker", import.meta.url));
     this.worker = worker;
+    this.outbox = new TurnBatcher((batch) => worker.postMessage(batch));
     this.generation++;
-    worker.on("message", (reply: WriteReply) => {
-      const job = this.pending.get(reply.id);
-      if (job === undefined) return;
-      this.pending.delete(reply.id);
-      // Idle, the thread does not keep the process alive: pending writes do. One being
-      // terminated stays held (release): a write may be answered after the close that ends it.
-      if (this.pending.size === 0 && this.worker === worker) worker.unref();
-      job.writer.transactions = reply.transactions;
-      job.writer.writes = reply.writes;
-      if (reply.ok) job.resolve(reply.value);
-      else job.reject(reviveError(reply.error));
+    worker.on("message", (replies: WriteReply[]) => {
+      for (const reply of replies) this.settle(worker, reply);
     });
     const lost = (err: Error) => {
       if (this.worker === worker) this.worker = null;

@@ -7,6 +7,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
+import { TurnBatcher } from "../../lib/TurnBatcher.js";
 import Database from "./Database.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
@@ -75,6 +76,9 @@ const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 const port = parentPort!;
 const connections = new Map<number, Connection>();
+// A group's answers are settled in a row once its COMMIT returned: they go back as one
+// message, before the checkpoint the group may have scheduled (a later turn).
+const replies = new TurnBatcher<WriteReply>((batch) => port.postMessage(batch), "microtask");
 
 function answer(
   m: WriteRequest,
@@ -85,10 +89,15 @@ function answer(
   const reply: WriteReply = outcome.ok
     ? { id: m.id, ...counters, ok: true, value: outcome.value }
     : { id: m.id, ...counters, ok: false, error: cloneError(outcome.error) };
-  port.postMessage(reply);
+  replies.push(reply);
 }
 
-port.on("message", (m: WriteRequest) => {
+/** The main thread sends the requests of one of its turns as one message. */
+port.on("message", (requests: WriteRequest[]) => {
+  for (const m of requests) handle(m);
+});
+
+function handle(m: WriteRequest): void {
   const c = connections.get(m.db);
   if (m.name === "open") {
     try {
@@ -100,12 +109,16 @@ port.on("message", (m: WriteRequest) => {
     }
     return;
   }
-  if (c === undefined) return answer(m, c, { ok: false, error: new Error("The store's write connection is closed") });
+  if (c === undefined) {
+    answer(m, c, { ok: false, error: new Error("The store's write connection is closed") });
+    return;
+  }
   if (m.name === "close") {
     c.committer.flush();
     connections.delete(m.db);
     c.db.close();
-    return answer(m, c, { ok: true, value: null });
+    answer(m, c, { ok: true, value: null });
+    return;
   }
   const write = c.writes[m.name] as (...args: unknown[]) => unknown;
   c.committer
@@ -114,4 +127,4 @@ port.on("message", (m: WriteRequest) => {
       (value) => answer(m, c, { ok: true, value }),
       (error: unknown) => answer(m, c, { ok: false, error }),
     );
-});
+}

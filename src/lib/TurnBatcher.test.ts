@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { test } from "node:test";
+import { TurnBatcher } from "./TurnBatcher.js";
+
+test("turn: what the callbacks of one loop iteration push is handed over as one batch, in order", async () => {
+  const batches: number[][] = [];
+  const batcher = new TurnBatcher<number>((b) => batches.push(b));
+  // Three timers due together run in one timers phase, as requests read in one poll phase do.
+  await new Promise<void>((resolve) => {
+    for (const n of [1, 2, 3]) setTimeout(() => batcher.push(n), 0);
+    setTimeout(resolve, 0);
+  });
+  assert.deepEqual(batches, [], "nothing is handed over before the check phase");
+  await nextTurn();
+  assert.deepEqual(batches, [[1, 2, 3]]);
+  batcher.push(4);
+  await nextTurn();
+  batcher.push(5);
+  await nextTurn();
+  assert.deepEqual(batches, [[1, 2, 3], [4], [5]], "later turns are later batches");
+});
+
+test("microtask: a synchronous burst goes as one batch, before the next macrotask", async () => {
+  const events: string[] = [];
+  const batcher = new TurnBatcher<string>((b) => events.push(`batch ${b.join(",")}`), "microtask");
+  // As the writer thread settles a group: answers pushed from promise reactions in a row,
+  // with a checkpoint scheduled for a later turn before them.
+  setImmediate(() => events.push("checkpoint"));
+  await Promise.all(["a", "b", "c"].map((x) => Promise.resolve(x).then((v) => batcher.push(v))));
+  await nextTurn();
+  assert.deepEqual(events, ["batch a,b,c", "checkpoint"]);
+});
