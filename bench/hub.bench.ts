@@ -57,6 +57,8 @@ const SHARED = `hub and load generator share ${cpus().length} cores`;
 interface HubProcess {
   url: string;
   pid: number;
+  /** Its stderr: pino's JSON lines, one per answered request (`ms` from onRequest to onResponse). */
+  logFile: string;
   stop(): Promise<void>;
 }
 
@@ -67,7 +69,8 @@ async function startHub(dataDir: string, profileName?: string): Promise<HubProce
   const profileDir = process.env.HUB_BENCH_PROFILE;
   if (profileDir && profileName)
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}.cpuprofile`);
-  const log = openSync(join(dataDir, "hub.log"), "a");
+  const logFile = join(dataDir, "hub.log");
+  const log = openSync(logFile, "a");
   // The pull hub serves six long anonymous pulls in a row: no work budget, or the later ones
   // would measure its 429 (docs/security.md), not the pull.
   const budget = profileName === "pull" ? ["--work-budget", "0"] : [];
@@ -88,6 +91,7 @@ async function startHub(dataDir: string, profileName?: string): Promise<HubProce
   return {
     url,
     pid: child.pid!,
+    logFile,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -584,6 +588,32 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     note: `${total} answered, ${result["2xx"]} 2xx`,
   });
   if (errors > 0) process.stderr.write(`  hub · single commits: ${JSON.stringify(result.statusCodeStats)}\n`);
+  const inside = latencyInsideHub(hub.logFile, total);
+  for (const [q, v] of Object.entries(inside ?? {})) {
+    r.add({
+      bench: BENCH,
+      case: `POST /commits latency ${q} inside the hub`,
+      value: v,
+      unit: "ms",
+      note: "onRequest to onResponse, from its request log: without the waits before the hub reads a request and in the load generator",
+    });
+  }
+}
+
+/**
+ * p50 and p99 of the last `count` POST /commits the hub logged (its `ms`: from fastify's
+ * onRequest to onResponse), or null when the log holds fewer (HUB_LOG_LEVEL above info).
+ */
+function latencyInsideHub(logFile: string, count: number): { p50: number; p99: number } | null {
+  const ms: number[] = [];
+  for (const line of readFileSync(logFile, "utf8").split("\n")) {
+    if (!line.includes('"msg":"request"')) continue;
+    const entry = JSON.parse(line) as { method?: string; url?: string; ms?: number };
+    if (entry.method === "POST" && entry.url?.endsWith("/commits") && typeof entry.ms === "number") ms.push(entry.ms);
+  }
+  if (ms.length < count) return null;
+  const last = ms.slice(-count).sort((a, b) => a - b);
+  return { p50: last[Math.floor(count / 2)]!, p99: last[Math.floor(count * 0.99)]! };
 }
 
 // ---- 3. pull of a 100,000-commit contract ---------------------------------------------
