@@ -161,7 +161,11 @@ export class HubContext implements HubParts {
       throw new ContractError("UNAUTHORIZED", "Authentication is required to write", { reason: "unauthenticated" });
     }
     const state = await this.stateOf(record);
-    const grant = caller.identity === null ? null : await this.store.getGrant(record.id, caller.identity);
+    // The owner may do all a grant allows, so their grant (if any) decides nothing: not read.
+    const grant =
+      caller.identity === null || caller.identity === record.owner
+        ? null
+        : await this.store.getGrant(record.id, caller.identity);
     const facts = { record, state, grant };
     if (!canRead(caller, facts)) throw notFound(record.id);
     if (mode === "write" && !canWrite(caller, facts)) {
