@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import { test } from "node:test";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { TurnBatcher } from "./TurnBatcher.js";
 
 test("turn: what the callbacks of one loop iteration push is handed over as one batch, in order", async () => {
