@@ -1,8 +1,9 @@
 /**
  * The hub over real HTTP on loopback (issue 4, performance): push ingest against raw
  * ed25519 verify measured in the same run, single-commit submits from 32 concurrent clients
- * (throughput, p50/p99 latency), and a streamed pull of a 100,000-commit contract (rate and
- * the server's peak RSS against the response size).
+ * (throughput, p50/p99 latency at the client and inside the hub, from its request log), and
+ * a streamed pull of a 100,000-commit contract (rate and the server's peak RSS against the
+ * response size).
  *
  * The hub runs as a child process started exactly as an operator starts it
  * (`node bin/contract-hub.js start`, SQLite in a temp dir, default logging to a file,
