@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { TurnBatcher } from "./TurnBatcher.js";
+import { MessageChannel } from "node:worker_threads";
+import { postBatch, TurnBatcher } from "./TurnBatcher.js";
 
 test("turn: what the callbacks of one loop iteration push is handed over as one batch, in order", async () => {
   const batches: number[][] = [];
@@ -30,4 +31,21 @@ test("microtask: a synchronous burst goes as one batch, before the next macrotas
   await Promise.all(["a", "b", "c"].map((x) => Promise.resolve(x).then((v) => batcher.push(v))));
   await nextTurn();
   assert.deepEqual(events, ["batch a,b,c", "checkpoint"]);
+});
+
+test("postBatch: one message that cannot be cloned fails alone; the others still go", async () => {
+  const { port1, port2 } = new MessageChannel();
+  const received: unknown[] = [];
+  const ended = new Promise<void>((resolve) =>
+    port2.on("message", (m) => (m === "end" ? resolve() : received.push(m))),
+  );
+  const unsendable: unknown[] = [];
+  const bad = { id: 2, f: () => 0 };
+  postBatch(port1, [{ id: 1 }, { id: 3 }], () => assert.fail("all of these can be cloned"));
+  postBatch(port1, [{ id: 1 }, bad, { id: 3 }], (m, err) => unsendable.push([m, (err as Error).name]));
+  port1.postMessage("end"); // messages arrive in order: once this one is in, so are the batches
+  await ended;
+  port1.close();
+  assert.deepEqual(received, [[{ id: 1 }, { id: 3 }], [{ id: 1 }], [{ id: 3 }]]);
+  assert.deepEqual(unsendable, [[bad, "DataCloneError"]]);
 });

@@ -30,3 +30,29 @@ export class TurnBatcher<T> {
     this.send(batch);
   };
 }
+
+/**
+ * Posts `batch` as one message. If one of its messages cannot be cloned, postMessage throws
+ * before anything is sent: then each goes on its own, and each that cannot is handed to
+ * `unsendable`, so a bad message fails alone instead of its whole batch (or, thrown from a
+ * setImmediate, the process).
+ */
+export function postBatch<T>(
+  port: { postMessage(value: unknown): void },
+  batch: T[],
+  unsendable: (message: T, err: unknown) => void,
+): void {
+  try {
+    port.postMessage(batch);
+    return;
+  } catch {
+    // Found below, message by message.
+  }
+  for (const message of batch) {
+    try {
+      port.postMessage([message]);
+    } catch (err) {
+      unsendable(message, err);
+    }
+  }
+}

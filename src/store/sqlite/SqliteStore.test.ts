@@ -253,6 +253,24 @@ describe("SqliteStore", () => {
     await store.close();
   });
 
+  it("fails a write whose arguments cannot reach the writer thread alone; the writes sent with it commit", async () => {
+    const store = await SqliteStore.open({ dataDir: tempDir() });
+    // A function cannot be cloned to another thread (a caller's bug): that append is refused.
+    const unclonable = { ...contract(), note: () => "not data" } as ReturnType<typeof contract>;
+    const [good1, bad, good2] = await Promise.allSettled([
+      store.appendCommits("u1", null, testChain("u1", 1), contract()),
+      store.appendCommits("u2", null, testChain("u2", 1), unclonable),
+      store.appendCommits("u3", null, testChain("u3", 1), contract()),
+    ]);
+    assert.deepEqual([good1.status, good2.status], ["fulfilled", "fulfilled"]);
+    assert.equal(bad.status === "rejected" && (bad.reason as Error).name, "DataCloneError");
+    assert.deepEqual(
+      await Promise.all(["u1", "u2", "u3"].map(async (id) => (await store.getContract(id))?.length ?? null)),
+      [1, null, 1],
+    );
+    await store.close();
+  });
+
   it("isolates a failing request of a batch from the others in it", async () => {
     const store = await SqliteStore.open({ dataDir: tempDir() });
     const chain = await withChain(store, "c1", 1);

@@ -2,7 +2,7 @@ import type { Worker } from "node:worker_threads";
 import { ContractError } from "../../contract/ContractError.js";
 import type { ErrorCode } from "../../contract/errorCodes.js";
 import { siblingModule, startWorker } from "../../lib/startWorker.js";
-import { TurnBatcher } from "../../lib/TurnBatcher.js";
+import { postBatch, TurnBatcher } from "../../lib/TurnBatcher.js";
 import type { SqliteWrites, WriteName } from "./SqliteWrites.js";
 import type { ClonedError, WriteReply, WriteRequest } from "./writerWorker.js";
 
@@ -66,22 +66,32 @@ class WriterThread {
   }
 
   private settle(worker: Worker, reply: WriteReply): void {
-    const job = this.pending.get(reply.id);
+    const job = this.take(worker, reply.id);
     if (job === undefined) return;
-    this.pending.delete(reply.id);
-    // Idle, the thread does not keep the process alive: pending writes do. One being
-    // terminated stays held (release): a write may be answered after the close that ends it.
-    if (this.pending.size === 0 && this.worker === worker) worker.unref();
     job.writer.transactions = reply.transactions;
     job.writer.writes = reply.writes;
     if (reply.ok) job.resolve(reply.value);
     else job.reject(reviveError(reply.error));
   }
 
+  /** Removes a request from the pending ones. */
+  private take(worker: Worker, id: number): Pending | undefined {
+    const job = this.pending.get(id);
+    if (job === undefined) return undefined;
+    this.pending.delete(id);
+    // Idle, the thread does not keep the process alive: pending writes do. One being
+    // terminated stays held (release): a write may be answered after the close that ends it.
+    if (this.pending.size === 0 && this.worker === worker) worker.unref();
+    return job;
+  }
+
   private start(): Worker {
     const worker = startWorker(siblingModule("writerWorker", import.meta.url));
     this.worker = worker;
-    this.outbox = new TurnBatcher((batch) => worker.postMessage(batch));
+    // A write whose arguments cannot be cloned fails alone, never reaching the thread.
+    this.outbox = new TurnBatcher((batch) =>
+      postBatch(worker, batch, (m, err) => this.take(worker, m.id)?.reject(err)),
+    );
     this.generation++;
     worker.on("message", (replies: WriteReply[]) => {
       for (const reply of replies) this.settle(worker, reply);

@@ -7,7 +7,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
-import { TurnBatcher } from "../../lib/TurnBatcher.js";
+import { postBatch, TurnBatcher } from "../../lib/TurnBatcher.js";
 import Database from "./Database.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
@@ -78,7 +78,14 @@ const port = parentPort!;
 const connections = new Map<number, Connection>();
 // A group's answers are settled in a row once its COMMIT returned: they go back as one
 // message, before the checkpoint the group may have scheduled (a later turn).
-const replies = new TurnBatcher<WriteReply>((batch) => port.postMessage(batch), "microtask");
+// An answer whose value cannot be cloned goes back as that error instead.
+const replies = new TurnBatcher<WriteReply>(
+  (batch) =>
+    postBatch(port, batch, ({ id, transactions, writes }, err) =>
+      port.postMessage([{ id, transactions, writes, ok: false, error: cloneError(err) } satisfies WriteReply]),
+    ),
+  "microtask",
+);
 
 function answer(
   m: WriteRequest,
