@@ -2,7 +2,16 @@
  * Roots and proofs read from stored subtrees (merkle.ts): each needs O(log n) nodes, fetched
  * in one call to `read`, so a store answers with one query whatever the tree's size.
  */
-import { consistencyRanges, EMPTY_ROOT, inclusionRanges, type NodeId, nodesForRanges, subtreesOf } from "./merkle.js";
+import {
+  consistencyRanges,
+  EMPTY_ROOT,
+  inclusionRanges,
+  type NodeId,
+  nodeKey,
+  nodesForRanges,
+  subtreesOf,
+  type TreeNode,
+} from "./merkle.js";
 
 /** Reads stored nodes by id; the map is keyed by nodeKey. A missing node is an error of the store. */
 export type ReadNodes = (ids: readonly NodeId[]) => Promise<ReadonlyMap<string, Uint8Array>>;
@@ -28,3 +37,17 @@ export async function proveConsistency(read: ReadNodes, from: number, to: number
 
 /** The nodes an append to a tree of `size` leaves combines with (appendNodes' frontier). */
 export const frontierOf = (size: number): NodeId[] => subtreesOf({ start: 0, end: size });
+
+/**
+ * The frontier of the tree of `size` leaves after an append: `frontier` (the one the append
+ * combined with) and the append's `created` nodes (appendNodes) hold every node of it.
+ */
+export function frontierAfter(
+  size: number,
+  frontier: ReadonlyMap<string, Uint8Array>,
+  created: readonly TreeNode[],
+): Map<string, Uint8Array> {
+  const known = new Map(frontier);
+  for (const n of created) known.set(nodeKey(n), n.hash);
+  return new Map(frontierOf(size).map((id) => [nodeKey(id), known.get(nodeKey(id))!]));
+}

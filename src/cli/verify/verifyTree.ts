@@ -8,7 +8,7 @@
 import type { Store } from "../../store/Store.js";
 import { storedNodes } from "../../store/treeNodes.js";
 import { appendNodes, leafHash, nodeKey } from "../../tlog/merkle.js";
-import { frontierOf } from "../../tlog/proofs.js";
+import { frontierAfter } from "../../tlog/proofs.js";
 
 export interface TreeReport {
   ok: boolean;
@@ -59,9 +59,7 @@ export async function verifyTree(store: Store, ids: readonly string[]): Promise<
         return damaged(size, null, `tree node ${nodeKey(n)} differs from the commits' tree`);
       }
     }
-    const all = new Map<string, Uint8Array>(frontier);
-    for (const n of nodes) all.set(nodeKey(n), n.hash);
-    frontier = new Map(frontierOf(start + batch.length).map((id) => [nodeKey(id), all.get(nodeKey(id))!]));
+    frontier = frontierAfter(start + batch.length, frontier, nodes);
   }
   return { ok: true, size };
 }

@@ -5,8 +5,8 @@
  */
 
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { appendNodes, type NodeId, nodeKey } from "../../tlog/merkle.js";
-import { frontierOf } from "../../tlog/proofs.js";
+import { appendNodes, type NodeId } from "../../tlog/merkle.js";
+import { frontierAfter, frontierOf } from "../../tlog/proofs.js";
 import { leafHashesOf, leafRow, nodeMap, splitLeaves, storedNodes, type TreeNodeRow } from "../treeNodes.js";
 import type Database from "./Database.js";
 
@@ -90,11 +90,7 @@ export function appendSqliteLeaves(
   commits.forEach((c, i) => {
     c.leafIndex = size + i;
   });
-  if (cache !== undefined) {
-    const known = new Map(frontier);
-    for (const n of nodes) known.set(nodeKey(n), n.hash);
-    cache.set(grown, version, new Map(frontierOf(grown).map((id) => [nodeKey(id), known.get(nodeKey(id))!])));
-  }
+  cache?.set(grown, version, frontierAfter(grown, frontier, nodes));
 }
 
 /**
