@@ -1,7 +1,8 @@
 /**
  * The hub over real HTTP on loopback (issue 4, performance): push ingest against raw
  * ed25519 verify measured in the same run, single-commit submits from 32 concurrent clients
- * (throughput, p50/p99 latency at the client and inside the hub, from its request log), and
+ * (throughput, p50/p99 latency at the client and inside the hub, from its request log, and
+ * the CPU the load generator takes from the same cores), and
  * a streamed pull of a 100,000-commit contract (rate and the server's peak RSS against the
  * response size).
  *
@@ -14,7 +15,8 @@
  * Run: npx tsx bench/run.ts hub  (HUB_BENCH_PROFILE=<dir> writes the hub's CPU profiles there;
  * HUB_BENCH_QUICK=1 runs smaller sizes; HUB_BENCH_ONLY=push,single,pull runs some parts;
  * HUB_BENCH_NODE_ARGS / HUB_BENCH_PULL_NODE_ARGS pass node flags to the hub process started
- * for ingest / for the pull, e.g. "--max-old-space-size=64" to show the pull needs no heap).
+ * for ingest / for the pull, e.g. "--max-old-space-size=64" to show the pull needs no heap;
+ * HUB_BENCH_KEEP=1 keeps the hub's data directory, its request log included, and names it).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, verify as cryptoVerify, type KeyObject, randomBytes } from "node:crypto";
@@ -565,7 +567,9 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
   };
   await run(0, WARM);
   const t0 = performance.now();
+  const generator = process.cpuUsage();
   const { value: result, usPerOp } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(WARM, PER_CLIENT));
+  const generatorCpu = process.cpuUsage(generator);
   // Up to the last answer: autocannon notices the end on a one-second tick, so its own duration
   // (and the time until its promise settles) is rounded up to whole seconds.
   const seconds = (lastResponse - t0) / 1000;
@@ -579,6 +583,13 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     note: `${SHARED}; autocannon in the bench process`,
   });
   r.add({ bench: BENCH, case: "POST /commits: hub CPU time per request (all threads)", value: usPerOp, unit: "µs" });
+  r.add({
+    bench: BENCH,
+    case: "POST /commits: load generator CPU time per request (this process)",
+    value: (generatorCpu.user + generatorCpu.system) / (CLIENTS * PER_CLIENT),
+    unit: "µs",
+    note: "what the clients take from the two cores the hub runs on",
+  });
   r.add({ bench: BENCH, case: "POST /commits latency p50", value: result.latency.p50, unit: "ms" });
   r.add({ bench: BENCH, case: "POST /commits latency p99", value: result.latency.p99, unit: "ms" });
   r.add({
@@ -780,6 +791,7 @@ export default async function hubBench(r: Reporter): Promise<void> {
     if (ONLY("pull")) hub = await pullBig(r, dataDir, hub, await rawRates());
   } finally {
     await hub.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.HUB_BENCH_KEEP === "1") process.stderr.write(`  hub · kept ${dataDir} (hub.log, the store)\n`);
+    else rmSync(dataDir, { recursive: true, force: true });
   }
 }
