@@ -2,9 +2,8 @@
  * The hub over real HTTP on loopback (issue 4, performance): push ingest against raw
  * ed25519 verify measured in the same run, single-commit submits from 32 concurrent clients
  * (throughput, p50/p99 latency at the client and inside the hub, from its request log, and
- * the CPU the load generator takes from the same cores), and
- * a streamed pull of a 100,000-commit contract (rate and the server's peak RSS against the
- * response size).
+ * the CPU the load generator takes from the same cores), and a streamed pull of a
+ * 100,000-commit contract (rate and the server's peak RSS against the response size).
  *
  * The hub runs as a child process started exactly as an operator starts it
  * (`node bin/contract-hub.js start`, SQLite in a temp dir, default logging to a file,
@@ -588,7 +587,7 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     case: "POST /commits: load generator CPU time per request (this process)",
     value: (generatorCpu.user + generatorCpu.system) / (CLIENTS * PER_CLIENT),
     unit: "µs",
-    note: "what the clients take from the two cores the hub runs on",
+    note: `what the clients take from the ${cpus().length} cores the hub runs on`,
   });
   r.add({ bench: BENCH, case: "POST /commits latency p50", value: result.latency.p50, unit: "ms" });
   r.add({ bench: BENCH, case: "POST /commits latency p99", value: result.latency.p99, unit: "ms" });
