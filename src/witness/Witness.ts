@@ -153,6 +153,12 @@ export class Witness {
     }
     if (known === 0) {
       if (req.proof.length > 0) return { status: 422, message: "a proof from the empty tree must be empty" };
+    } else if (cp.size === known && cp.root.equals(Buffer.from(record!.root, "base64")) && req.proof.length > 0) {
+      // The cosigned checkpoint itself with proof lines: anyone can repost the log's public
+      // checkpoint with made-up lines, so this says nothing about the log. The proof between
+      // equal sizes is empty and this one does not verify (422, as tlog-witness answers any
+      // bad proof), but it is no fork: nothing is recorded.
+      return { status: 422, message: `a consistency proof from ${known} to the same size must be empty` };
     } else {
       const knownRoot = Buffer.from(record!.root, "base64");
       if (!verifyConsistency(known, cp.size, knownRoot, cp.root, req.proof)) {
