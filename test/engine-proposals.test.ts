@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
-import { decideProposal } from "../src/contract/engine.js";
+import { decideProposal, proposalCountable } from "../src/contract/engine.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { Party } from "./support/Party.js";
 
@@ -154,5 +154,27 @@ describe("proposals at the engine level", () => {
         needed: 1,
       },
     ]);
+  });
+
+  it("counts the keys the signature predicates of the transitions a commit could take name, and only those", async () => {
+    const { d, buyer, seller, arbiter } = await escrow();
+    const at = { timestamp: 0, wasm: null };
+    const stranger = new Party("stranger");
+    const cancel = d.build([op.action("CANCEL")]);
+    // Both CANCEL transitions stay possible: the buyer, the seller and the arbiter all count.
+    assert.deepEqual(
+      await proposalCountable(d.state, cancel, [stranger.key], at),
+      new Set([buyer.key, seller.key, arbiter.key]),
+    );
+    const deliver = d.build([op.action("DELIVER")]);
+    assert.deepEqual(await proposalCountable(d.state, deliver, [seller.key], at), new Set([seller.key]));
+    // With the buyer's signature the only DELIVER transition is forbidden: nobody counts.
+    assert.deepEqual(await proposalCountable(d.state, deliver, [seller.key, buyer.key], at), new Set());
+    const three = await treasury(3);
+    assert.deepEqual(
+      await proposalCountable(three.d.state, three.d.build([op.action("LIST")]), [], at),
+      new Set(three.parties.map((p) => p.key)),
+      "the members of a .json list count",
+    );
   });
 });

@@ -10,7 +10,7 @@ import { isContractError } from "./ContractError.js";
 import type { ContractState } from "./ContractState.js";
 import type { EngineContext } from "./EngineContext.js";
 import { DEFAULT_LIMITS } from "./limits.js";
-import { type MissingSignature, missingSignatures } from "./missingSignatures.js";
+import { countableSigners, type MissingSignature, missingSignatures } from "./missingSignatures.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
 import { commitFacts } from "./step.js";
 import { validateCommitShape } from "./validateCommitShape.js";
@@ -59,16 +59,14 @@ export async function decideProposal(
   return { complete: false, commit, signers: stored.signers, missing };
 }
 
-/**
- * `missing` of a proposal of the next commit of `state`, given the keys whose signatures it
- * holds (verified on arrival): the signature predicates of the cheapest transition it could take.
- */
-export function proposalMissing(
+/** The facts of `commit` as the next commit of `state`, given the keys whose signatures it holds. */
+function proposalFacts(
   state: ContractState,
   commit: WireCommit,
   signers: readonly string[],
   ctx: Pick<EngineContext, "timestamp" | "wasm">,
-): Promise<MissingSignature[]> {
+  optimisticSignatures: boolean,
+) {
   const base = {
     contractId: state.contractId,
     hash: commit.hash,
@@ -81,11 +79,38 @@ export function proposalMissing(
       timestamp: ctx.timestamp,
     },
     wasm: ctx.wasm ?? null,
+    ...(optimisticSignatures ? { optimisticSignatures } : {}),
   };
-  const labels = actionLabelsOf(commit.data);
+  return commitFacts(base, actionLabelsOf(commit.data));
+}
+
+/**
+ * `missing` of a proposal of the next commit of `state`, given the keys whose signatures it
+ * holds (verified on arrival): the signature predicates of the cheapest transition it could take.
+ */
+export function proposalMissing(
+  state: ContractState,
+  commit: WireCommit,
+  signers: readonly string[],
+  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+): Promise<MissingSignature[]> {
   return missingSignatures(
     state,
-    commitFacts(base, labels),
-    commitFacts({ ...base, optimisticSignatures: true }, labels),
+    proposalFacts(state, commit, signers, ctx, false),
+    proposalFacts(state, commit, signers, ctx, true),
   );
+}
+
+/**
+ * The keys whose signatures a proposal of the next commit of `state` could count, were it to
+ * hold the signatures of `signers` (those collected and those being added): the members of the
+ * required signature predicates of the transitions it could still take (countableSigners).
+ */
+export function proposalCountable(
+  state: ContractState,
+  commit: WireCommit,
+  signers: readonly string[],
+  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+): Promise<Set<string>> {
+  return countableSigners(state, proposalFacts(state, commit, signers, ctx, true));
 }

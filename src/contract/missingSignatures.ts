@@ -3,6 +3,7 @@
  * commit could take once enough parties sign, and whose signatures they lack.
  */
 import type { Property } from "../lang/ast.js";
+import type { LtsTransition } from "../lang/Lts.js";
 import { printProperty } from "../lang/printer.js";
 import { keysUnder, pathCovers } from "./builtinPredicates.js";
 import type { ContractState } from "./ContractState.js";
@@ -24,6 +25,17 @@ function members(data: ReadonlyMap<string, unknown>, dir: string): Array<{ name:
     if (path.endsWith(".id") && pathCovers(dir, path) && isLowerHex(value, 32)) found.push({ name: path, key: value });
   }
   return found.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The transitions leaving the contract's current states, in model order (none without a model). */
+function leaving(state: ContractState): LtsTransition[] {
+  if (state.model === null) return [];
+  const { lts } = state.model;
+  const indices: number[] = [];
+  for (const s of state.current) {
+    for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) indices.push(lts.succEdge[i]!);
+  }
+  return indices.sort((a, b) => a - b).map((i) => lts.transitions[i]!);
 }
 
 /** The entry for one signature predicate that does not hold yet, given the keys that signed. */
@@ -53,17 +65,9 @@ export async function missingSignatures(
   actual: CommitFacts,
   signable: CommitFacts,
 ): Promise<MissingSignature[]> {
-  if (state.model === null) return [];
-  const { lts } = state.model;
   const needs = sensitiveNeeds(actual.input.ops, actual.input.data);
-  const leaving: number[] = [];
-  for (const s of state.current) {
-    for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) leaving.push(lts.succEdge[i]!);
-  }
-  leaving.sort((a, b) => a - b);
   let best: { cost: number; missing: MissingSignature[] } | null = null;
-  for (const index of leaving) {
-    const t = lts.transitions[index]!;
+  for (const t of leaving(state)) {
     if (!(await transitionEnabled(t, signable, needs))) continue;
     const missing: MissingSignature[] = [];
     for (const p of t.label) {
@@ -76,4 +80,33 @@ export async function missingSignatures(
     if (cost === 0) break;
   }
   return best?.missing ?? [];
+}
+
+/**
+ * The keys whose signatures a proposal could still count: every key a required (`+`)
+ * signature predicate names (the key at a `signed_by` path, the members of a `threshold`,
+ * `any_signed` or `all_signed` directory or `.json` list) on a transition that the commit
+ * whose facts are `signable` (judged with `optimisticSignatures`, on every signature it would
+ * hold) could take. A forbidden (`-`) signature predicate sees the signatures present, so a
+ * signature that disables every transition leaves nobody countable. The hub refuses to store
+ * a signature of any other key: it could never complete the commit, only fill its signatures.
+ */
+export async function countableSigners(state: ContractState, signable: CommitFacts): Promise<Set<string>> {
+  const { data, ops } = signable.input;
+  const needs = sensitiveNeeds(ops, data);
+  const keys = new Set<string>();
+  for (const t of leaving(state)) {
+    if (!(await transitionEnabled(t, signable, needs))) continue;
+    for (const p of t.label) {
+      if (p.sign !== "+" || !SIGNATURE_PREDICATES.has(p.name)) continue;
+      const args = p.args ?? [];
+      if (p.name === "signed_by") {
+        const key = data.get(args[0]!);
+        if (isLowerHex(key, 32)) keys.add(key);
+        continue;
+      }
+      for (const m of members(data, p.name === "threshold" ? args[1]! : args[0]!)) keys.add(m.key);
+    }
+  }
+  return keys;
 }

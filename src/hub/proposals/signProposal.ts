@@ -3,6 +3,7 @@ import type { SubmitCommitResult } from "../../api/responses.js";
 import { ContractError, isContractError } from "../../contract/ContractError.js";
 import type { ContractState } from "../../contract/ContractState.js";
 import { verifyCommitSignature } from "../../contract/commitHash.js";
+import { proposalCountable } from "../../contract/engine.js";
 import { decodeHash, typeName } from "../../contract/hex.js";
 import { DEFAULT_LIMITS } from "../../contract/limits.js";
 import { validateCommitShape } from "../../contract/validateCommitShape.js";
@@ -16,8 +17,9 @@ import { type ProposalView, proposalCommit, proposalView } from "./proposalView.
 /**
  * `POST /contracts/:id/proposals/:hash/signatures`: anyone who may read the contract uploads
  * signatures (they, not the caller, are what count). Each is verified on arrival against the
- * key at its path in the state before the commit, then stored; when the commit then validates
- * it is appended with every collected signature.
+ * key at its path in the state before the commit, and must be one the commit could count (see
+ * refuseUncounted), then stored; when the commit then validates it is appended with every
+ * collected signature. A refused request stores nothing.
  */
 export async function signProposal(
   hub: HubContext,
@@ -50,6 +52,7 @@ export async function signProposal(
         signer,
       });
   }
+  await refuseUncounted(hub, found, state, added);
   // Stored first, atomically with other signers' additions, so whichever signer stores last
   // sees every signature and completes the commit, on whichever hub instance it arrives.
   if ((await hub.store.addProposalSignatures(id, hash, added)) === null) throw proposalNotFound(id, hash);
@@ -87,6 +90,37 @@ export async function signProposal(
       throw err;
     }
   });
+}
+
+/**
+ * Refuses (422 `signature_not_counted`, naming the signer) an uploaded signature whose key no
+ * transition the commit could still take would count, judged on the signatures collected and
+ * uploaded together: a key no signature predicate names, or one a `-signed_by` forbids so that
+ * no transition is left. Uploading needs only read access, so without this check anyone could
+ * fill the proposal's signature limit with throw-away keys (locking out the real co-signers),
+ * change the commit's recorded signers, or store a signature that makes it impossible. Checked
+ * before storing and outside the lock: the decision under the lock stays the final one.
+ */
+async function refuseUncounted(
+  hub: HubContext,
+  p: ProposalRecord,
+  state: ContractState,
+  added: Record<string, string>,
+): Promise<void> {
+  const keyOf = (signer: string) => resolveSignerKey(signer, state.data);
+  const keys = [...new Set(Object.keys({ ...p.signatures, ...added }).map(keyOf))];
+  const countable = await proposalCountable(state, proposalCommit(p), keys, {
+    timestamp: hub.now(),
+    wasm: hub.settings.wasm ?? null,
+  });
+  for (const signer of Object.keys(added)) {
+    if (!countable.has(keyOf(signer)))
+      throw new ContractError(
+        "VALIDATION_FAILED",
+        `Signature of "${signer}" cannot count toward proposal ${p.hash}: no transition the commit could take asks for that key`,
+        { reason: "signature_not_counted", signer },
+      );
+  }
 }
 
 /**
