@@ -139,6 +139,56 @@ describe("proposals on PostgreSQL with two instances", { timeout: 120_000 }, () 
     assert.equal(a.relay.proposalsReceived, 0);
   });
 
+  it("marks committed a proposal whose commit another instance's push appended directly, and every instance announces it so", async () => {
+    const [a, b] = await pair();
+    const t = await createTreasury(a.hub, "direct", 3, 2);
+    type Event = { hash: string; status: string; commit_index?: number };
+    const onA: Event[] = [];
+    const onB: Event[] = [];
+    const stops = [
+      a.hub.bus.onProposal(t.id, (p) => onA.push(p as Event)),
+      b.hub.bus.onProposal(t.id, (p) => onB.push(p as Event)),
+    ];
+    const c = buildCommit(t.id, t.head, actionOp("EXECUTE", "direct"));
+    c.head.signatures = t.signature(0, c.hash);
+    const other = buildCommit(t.id, t.head, actionOp("EXECUTE", "other"));
+    await a.hub.propose(t.signers[0]!.caller, t.id, { commit: c });
+    await a.hub.propose(t.signers[0]!.caller, t.id, { commit: other });
+    // Completed off the hub and pushed through b with a commit after it: a hears of the push's
+    // last commit only, and of the proposal through its notice.
+    c.head.signatures = { ...t.signature(0, c.hash), ...t.signature(1, c.hash) };
+    const next = buildCommit(t.id, c.hash, actionOp("EXECUTE", "next"));
+    next.head.signatures = { ...t.signature(1, next.hash), ...t.signature(2, next.hash) };
+    await b.hub.push(t.signers[1]!.caller, t.id, { commits: [c, next] });
+    const settled = (events: Event[]) =>
+      events.some((e) => e.hash === c.hash && e.status === "committed") &&
+      events.some((e) => e.hash === other.hash && e.status === "stale");
+    // (b announces `other` stale too; a, which has published nothing of this contract, does not
+    // know the head it was open on: a relayed push shows it only its last commit.)
+    await until(() => settled(onB) && onA.some((e) => e.hash === c.hash && e.status === "committed"), 10_000);
+    await new Promise((r) => setTimeout(r, 100));
+    for (const s of stops) s();
+    for (const events of [onA, onB]) {
+      const mine = events.filter((e) => e.hash === c.hash && e.status !== "open");
+      assert.deepEqual(
+        mine.map((e) => [e.status, e.commit_index]),
+        [["committed", 1]],
+        "announced committed once, never stale",
+      );
+    }
+    const { proposal } = await a.hub.getProposal(t.signers[2]!.caller, t.id, c.hash);
+    assert.equal(proposal.status, "committed");
+    assert.equal(proposal.commit_index, 1);
+    assert.deepEqual(proposal.signatures, c.head.signatures);
+    const committed = await a.hub.listProposals(t.signers[2]!.caller, t.id, { status: "committed" });
+    assert.deepEqual(
+      committed.proposals.map((p) => p.hash),
+      [c.hash],
+    );
+    const late = await a.hub.signProposal(t.signers[2]!.caller, t.id, c.hash, { signatures: t.signature(1, c.hash) });
+    assert.equal(late.proposal.status, "committed");
+  });
+
   it("announces the open proposals again after its notification connection was lost", async () => {
     const [a, b] = await pair();
     const t = await createTreasury(a.hub, "relisten", 3, 2);

@@ -137,7 +137,7 @@ export class Hub implements HubApi {
     hasListeners: (contractId: string): boolean =>
       this.bus.hasListeners(contractId) || this.bus.hasProposalListeners(contractId),
     publish: (commits: readonly LiveCommit[]): void => {
-      for (const c of commits) this.ctx.publish(c.contractId, [c.stored], [c.view]);
+      for (const c of commits) this.ctx.publish(c.contractId, [c.stored], [c.view], "relayed");
     },
     listenedContracts: (): string[] => [...new Set([...this.bus.listenedContracts(), ...this.bus.proposalContracts()])],
     proposalChanged: (contractId: string, hash: string): Promise<void> => announceRelayed(this.ctx, contractId, hash),
@@ -171,7 +171,7 @@ export class Hub implements HubApi {
       snapshotEvery: options.snapshotEvery ?? SNAPSHOT_EVERY,
       onError: (err) => this.onError(err),
       // The proposals open on the replaced head are stale now: their subscribers hear of it.
-      onPublished: (id, commits) => this.stale.published(id, commits),
+      onPublished: (id, commits, origin) => this.stale.published(id, commits, origin),
     });
     this.stale = new StaleAnnouncer(this.ctx);
     this.version = options.version ?? VERSION;

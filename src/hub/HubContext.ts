@@ -38,8 +38,16 @@ export interface HubParts {
   /** Failures of background work (snapshot writes), which never fail a request. */
   onError: (err: unknown) => void;
   /** Called after commits of `id` were published (the hub's own, or another instance's relayed). */
-  onPublished: (id: string, commits: readonly StoredCommit[]) => void;
+  onPublished: (id: string, commits: readonly StoredCommit[], origin: PublishOrigin) => void;
 }
+
+/**
+ * Where published commits come from: an append of this hub's (`append`), the append that
+ * completes a proposal through its own route (`proposal`: that operation announces the
+ * proposal), or another instance's append relayed to this one (`relayed`: that instance's
+ * proposal notices announce what it changed).
+ */
+export type PublishOrigin = "append" | "proposal" | "relayed";
 
 /** A contract, its state and the caller's standing, as an operation needs them. */
 export type Loaded = AccessFacts;
@@ -65,7 +73,7 @@ export class HubContext implements HubParts {
   readonly work: HeavyWork;
   readonly snapshotEvery: number;
   readonly onError: (err: unknown) => void;
-  readonly onPublished: (id: string, commits: readonly StoredCommit[]) => void;
+  readonly onPublished: (id: string, commits: readonly StoredCommit[], origin: PublishOrigin) => void;
   private readonly loading = new Map<string, Promise<ContractState>>();
 
   constructor(parts: HubParts) {
@@ -202,9 +210,9 @@ export class HubContext implements HubParts {
   }
 
   /** Hands acknowledged commits to the subscribers (views may be null: they are then read back). */
-  publish(id: string, commits: StoredCommit[], views: (StateView | null)[]): void {
+  publish(id: string, commits: StoredCommit[], views: (StateView | null)[], origin: PublishOrigin = "append"): void {
     const live: LiveCommit[] = commits.map((stored, i) => ({ contractId: id, stored, view: views[i] ?? null }));
     this.bus.publish(live);
-    if (commits.length > 0) this.onPublished(id, commits);
+    if (commits.length > 0) this.onPublished(id, commits, origin);
   }
 }

@@ -3,11 +3,13 @@
  * `stale` when the head moves past its parent, and `expired` when its lifetime ends.
  * Subscribers are told of every change of a proposal, these two included, so the hub
  * announces them itself: stale ones after each append it publishes (its own, or another
- * instance's relayed to it), expired ones on a periodic sweep.
+ * instance's relayed to it), expired ones on a periodic sweep. Its own append of a
+ * proposal's exact commit made without the proposal (the store marks it committed) is
+ * announced committed here too; another instance's reaches it as that proposal's notice.
  */
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { ProposalRecord, ProposalStatus } from "../../store/ProposalRecord.js";
-import type { HubContext } from "../HubContext.js";
+import type { HubContext, PublishOrigin } from "../HubContext.js";
 import { proposalView } from "./proposalView.js";
 
 /** Past the per-contract cap of open proposals, so one page holds every candidate. */
@@ -61,7 +63,7 @@ export class StaleAnnouncer {
 
   constructor(private readonly hub: HubContext) {}
 
-  published(id: string, commits: readonly StoredCommit[]): void {
+  published(id: string, commits: readonly StoredCommit[], origin: PublishOrigin): void {
     const first = commits[0];
     const last = commits.at(-1);
     if (first === undefined || last === undefined) return;
@@ -75,7 +77,18 @@ export class StaleAnnouncer {
     const replaced = new Set([first.parent]);
     const gap = seen !== undefined && seen.index < first.index - 1 ? seen : undefined;
     const heads = gap === undefined ? Promise.resolve(replaced) : this.#headsSince(id, gap, first.index, replaced);
-    heads.then((set) => announce(this.hub, id, "stale", (p) => set.has(p.parent))).catch(this.hub.onError);
+    // An append of this hub's own that stored a proposal's exact commit without the proposal
+    // (the store marked it committed): announced committed here, before the others go stale.
+    const completed = origin === "append" ? this.#completedBy(id, first) : Promise.resolve();
+    Promise.all([heads, completed])
+      .then(([set]) => announce(this.hub, id, "stale", (p) => set.has(p.parent)))
+      .catch(this.hub.onError);
+  }
+
+  /** Announces the proposal `commit` completed when it was appended directly, if there is one. */
+  async #completedBy(id: string, commit: StoredCommit): Promise<void> {
+    const p = await this.hub.store.getProposal(id, commit.hash);
+    if (p !== null && p.status === "committed" && p.commitIndex === commit.index) await publish(this.hub, id, [p]);
   }
 
   /** Adds the hashes of the commits from `seen` up to (not including) the one before `index`. */

@@ -51,7 +51,8 @@ export async function decideUnderLock(
   applyDelta(state, delta);
   hub.appended(state, 1);
   const view = stateView(state);
-  hub.publish(id, [stored], [view]);
+  // The proposal is announced committed by the operation that completed it.
+  hub.publish(id, [stored], [view], "proposal");
   return {
     committed: {
       commit_hash: stored.hash,

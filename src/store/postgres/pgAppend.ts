@@ -94,6 +94,7 @@ export async function appendInTransaction(
       [contractId, [...last.keys()], [...last.values()]],
     );
   }
+  const notice = `${contractId}:${length + commits.length - 1}`;
   if (extras.proposal !== undefined) {
     const hash = extras.proposal.hash;
     await markPgCommitted(
@@ -103,7 +104,32 @@ export async function appendInTransaction(
       extras.proposal,
       commits.find((c) => c.hash === hash)!.index,
     );
+  } else if (expectedHead !== null) {
+    // The exact commit of an open proposal, appended without it, is what it proposed: it is
+    // committed, not stale (docs/proposals.md). Only the first commit can be one (a proposal's
+    // parent is the head this append extends); folded into the commit notice's statement, so a
+    // push pays no extra round trip for it.
+    await client.query(NOTIFY_MARKING_APPENDED, [
+      channels.commits,
+      notice,
+      commits[0]!.index,
+      JSON.stringify(commits[0]!.signatures),
+      contractId,
+      commits[0]!.hash,
+      channels.proposals,
+    ]);
+    return;
   }
   // Queued now, delivered by PostgreSQL at COMMIT and never for a rolled-back append.
-  await client.query("SELECT pg_notify($1, $2)", [channels.commits, `${contractId}:${length + commits.length - 1}`]);
+  await client.query("SELECT pg_notify($1, $2)", [channels.commits, notice]);
 }
+
+/**
+ * The commit notice ($1, $2), and, in the same statement, the stored-open proposal whose hash
+ * is the append's first commit ($5, $6) marked committed at its index ($3) with its signatures
+ * ($4), announced to every instance on the proposals channel ($7) when there was one.
+ */
+const NOTIFY_MARKING_APPENDED = `WITH marked AS (
+    UPDATE proposals SET status = 'committed', commit_index = $3, signatures = $4
+     WHERE contract_id = $5 AND hash = $6 AND status = 'open' RETURNING hash)
+  SELECT pg_notify($1, $2), (SELECT pg_notify($7, $5::text || ':' || hash) FROM marked)`;

@@ -14,7 +14,13 @@ import type {
 import { applyAssetEffects } from "./applyAssetEffects.js";
 import { type CommitInsert, commitParams, INSERT_COLUMNS, INSERT_PLACEHOLDERS } from "./commitRows.js";
 import type Database from "./Database.js";
-import { addSignaturesSync, markCommittedSync, saveProposalSync, withdrawSync } from "./sqliteProposals.js";
+import {
+  addSignaturesSync,
+  markAppendedSync,
+  markCommittedSync,
+  saveProposalSync,
+  withdrawSync,
+} from "./sqliteProposals.js";
 import { appendSqliteLeaves, FrontierCache } from "./sqliteTree.js";
 
 /**
@@ -89,6 +95,10 @@ export class SqliteWrites {
     if (extras.proposal !== undefined) {
       const hash = extras.proposal.hash;
       markCommittedSync(this.sqlFn, contractId, extras.proposal, commits.find((c) => c.hash === hash)!.index);
+    } else if (expectedHead !== null) {
+      // The exact commit of an open proposal, appended without it, is what it proposed: it is
+      // committed, not stale (docs/proposals.md).
+      markAppendedSync(this.sqlFn, contractId, commits[0]!);
     }
     return commits[0]!.leafIndex!;
   }

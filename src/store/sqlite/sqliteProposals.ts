@@ -100,3 +100,20 @@ export function markCommittedSync(
     "UPDATE proposals SET status = 'committed', commit_index = ?, signatures = ? WHERE contract_id = ? AND hash = ?",
   ).run(index, JSON.stringify(proposal.signatures), contractId, proposal.hash);
 }
+
+/**
+ * Marks the stored-open proposal whose commit an append stored directly (POST …/commits or a
+ * push, not the proposal's own route) as committed at `commit`'s index, with that commit's
+ * signatures, inside the append's transaction. One primary-key lookup per append: only an
+ * append's first commit can be a proposal's, since a proposal's parent is the head it extends.
+ */
+export function markAppendedSync(
+  sql: Sql,
+  contractId: string,
+  commit: { hash: string; index: number; signatures: string },
+): void {
+  sql(
+    `UPDATE proposals SET status = 'committed', commit_index = ?, signatures = ?
+      WHERE contract_id = ? AND hash = ? AND status = 'open'`,
+  ).run(commit.index, commit.signatures, contractId, commit.hash);
+}
