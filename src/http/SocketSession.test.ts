@@ -194,3 +194,96 @@ test("a stranger subscribing to a private contract gets the error of a missing c
     for (const c of [anon, stranger, owner]) c.ws.close();
   });
 });
+
+/** Authenticates an open connection `c` again, as `p` (the hello's challenge is the connection's). */
+async function reauthenticate(c: Awaited<ReturnType<typeof connect>>, challenge: string, p: Principal) {
+  const auth = await c.request("authenticate", socketAuthParams(p.access.seed, challenge));
+  assert.equal(auth.result?.access_key, p.access.publicKey.toString("hex"));
+}
+
+test("a subscription keeps the key it was made under: revoking that key closes it after the socket re-authenticated", {
+  timeout: 20_000,
+}, async () => {
+  await withServer("rest", async (t, port) => {
+    const reader = await t.principal();
+    const other = await t.principal();
+    const { id, head } = await t.contract({ model: null, rules: [], readers: [reader.key] });
+    const c = await connect(port);
+    const challenge = String((await c.next()).params?.challenge);
+    await reauthenticate(c, challenge, reader);
+    const sub = await c.request("subscribe", { contract_id: id });
+    await reauthenticate(c, challenge, other);
+    const readerKey = reader.access.publicKey.toString("hex");
+    const revoked = await t.signed({
+      method: "POST",
+      url: "/access/revoke",
+      body: { access_key: readerKey },
+      as: reader,
+    });
+    assert.equal(revoked.statusCode, 200, revoked.body);
+    const closed = await c.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, sub.result?.subscription);
+    assert.equal(closed.params?.reason, "access_key_revoked");
+    assert.equal(t.hub.bus.hasListeners(id), false);
+    await t.hub.push(t.owner.caller, id, { commits: postsAfter(id, head, 1) });
+    // The socket still acts as `other` (its own key is not revoked), and no event followed.
+    const access = await c.request("getAccess");
+    assert.equal(access.error, undefined);
+    assert.equal(
+      (access.result as { access_keys: { access_key: string }[] }).access_keys[0]?.access_key,
+      other.access.publicKey.toString("hex"),
+    );
+    c.ws.close();
+  });
+});
+
+test("a revocation another instance made closes the subscriptions of that key at the next frame, whatever key the socket holds", {
+  timeout: 20_000,
+}, async () => {
+  await withServer("rest", async (t, port) => {
+    const reader = await t.principal();
+    const other = await t.principal();
+    const { id } = await t.contract({ model: null, rules: [], readers: [reader.key] });
+    const c = await connect(port);
+    const challenge = String((await c.next()).params?.challenge);
+    await reauthenticate(c, challenge, reader);
+    const sub = await c.request("subscribe", { contract_id: id });
+    await reauthenticate(c, challenge, other);
+    // Straight in the store: no revocation event reaches this process, as with a second hub on one database.
+    await t.hub.store.revokeAccessKey(reader.access.publicKey.toString("hex"), 1);
+    c.ws.send(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "getHealth" }));
+    const closed = await c.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, sub.result?.subscription);
+    assert.equal(closed.params?.reason, "access_key_revoked");
+    assert.equal((await c.next()).id, 99);
+    c.ws.close();
+  });
+});
+
+test("a grant withdrawn from the identity a subscription was made as closes it after the socket re-authenticated", {
+  timeout: 20_000,
+}, async () => {
+  await withServer("rest", async (t, port) => {
+    const reader = await t.principal();
+    const other = await t.principal();
+    const { id } = await t.contract({ model: null, rules: [], readers: [reader.key] });
+    const c = await connect(port);
+    const challenge = String((await c.next()).params?.challenge);
+    await reauthenticate(c, challenge, reader);
+    const sub = await c.request("subscribe", { contract_id: id });
+    await reauthenticate(c, challenge, other);
+    const none = await t.signed({
+      method: "POST",
+      url: `/contracts/${id}/grant`,
+      body: { identity: reader.key, role: "none" },
+    });
+    assert.equal(none.statusCode, 200, none.body);
+    const closed = await c.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, sub.result?.subscription);
+    assert.equal(closed.params?.reason, "access_lost");
+    c.ws.close();
+  });
+});

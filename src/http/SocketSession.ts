@@ -25,6 +25,11 @@ export interface SocketContext extends RpcContext {
 
 interface Subscription {
   contractId: string;
+  /**
+   * Who subscribed: the access it was granted with. A socket may re-authenticate with another
+   * key later; revoking this key, or this identity losing read access, still ends it.
+   */
+  caller: Caller;
   ready: boolean;
   queue: Array<CommitEvent | { proposal: unknown }>;
   stop: (() => void) | null;
@@ -58,9 +63,8 @@ export class SocketSession {
   start(dispatcher: RpcDispatcher<SocketContext>): void {
     const stopRevoke = this.#options.registry.onRevoke((key) => this.#onRevoked(key));
     const stopAccess =
-      this.#options.hub.onAccessChange?.((contractId, identity) => {
-        if (identity === this.caller.identity) void this.#recheck(contractId);
-      }) ?? (() => {});
+      this.#options.hub.onAccessChange?.((contractId, identity) => void this.#recheck(contractId, identity)) ??
+      (() => {});
     this.#socket.on("close", () => {
       this.#closed = true;
       stopRevoke();
@@ -71,7 +75,8 @@ export class SocketSession {
     this.#socket.on("message", async (data, isBinary) => {
       const text = isBinary ? "" : data.toString();
       // Each frame is a request: it spends the key's (or the address's) tokens, and a key
-      // revoked elsewhere (another hub instance) is noticed before the frame runs.
+      // revoked elsewhere (another hub instance) is noticed before the frame runs: the
+      // socket's key and every key a subscription was made under.
       const key = this.caller.accessKey;
       try {
         limiterFor(this.#options).take(key ?? `ip:${this.#address}`);
@@ -79,7 +84,7 @@ export class SocketSession {
         this.send(failure(null, toRpcError(toContractError(err))));
         return;
       }
-      if (key !== null && !(await this.#options.registry.isActive(key))) this.#onRevoked(key);
+      for (const k of this.#keysInUse()) if (!(await this.#options.registry.isActive(k))) this.#onRevoked(k);
       const ctx: SocketContext = {
         hub: this.#options.hub,
         registry: this.#options.registry,
@@ -118,19 +123,20 @@ export class SocketSession {
   /** Subscribes to a contract's commits from `since`; returns the subscription id. */
   async subscribe(contractId: string, since: number | string | undefined): Promise<string> {
     const id = `s${this.#next++}`;
-    const sub: Subscription = { contractId, ready: false, queue: [], stop: null };
+    const caller = this.caller;
+    const sub: Subscription = { contractId, caller, ready: false, queue: [], stop: null };
     this.#subs.set(id, sub);
     const deliver = (event: CommitEvent | { proposal: unknown }) => {
       if (sub.ready) this.#notify(id, event);
       else sub.queue.push(event);
     };
     try {
-      const stopCommits = await this.#options.hub.subscribe(this.caller, contractId, since, deliver, (reason) =>
+      const stopCommits = await this.#options.hub.subscribe(caller, contractId, since, deliver, (reason) =>
         this.#close(id, reason),
       );
       sub.stop = stopCommits;
       // The same subscription carries the contract's proposal events (created, signed, committed, withdrawn).
-      const stopProposals = await this.#options.hub.subscribeProposals(this.caller, contractId, (proposal) =>
+      const stopProposals = await this.#options.hub.subscribeProposals(caller, contractId, (proposal) =>
         deliver({ proposal }),
       );
       sub.stop = () => {
@@ -177,19 +183,35 @@ export class SocketSession {
     }
   }
 
-  /** A revoked key loses its identity on this socket and all its subscriptions. */
-  #onRevoked(accessKey: string): void {
-    if (this.caller.accessKey !== accessKey) return;
-    this.caller = { identity: null, accessKey: null };
-    for (const id of [...this.#subs.keys()]) this.#close(id, "access_key_revoked");
+  /** The access keys this socket acts with: its own and those its subscriptions were made under. */
+  #keysInUse(): Set<string> {
+    const keys = new Set<string>();
+    if (this.caller.accessKey !== null) keys.add(this.caller.accessKey);
+    for (const sub of this.#subs.values()) if (sub.caller.accessKey !== null) keys.add(sub.caller.accessKey);
+    return keys;
   }
 
-  /** After a grant change: subscriptions to `contractId` the caller may no longer read end (docs/api.md). */
-  async #recheck(contractId: string): Promise<void> {
-    const ids = [...this.#subs].filter(([, sub]) => sub.contractId === contractId).map(([id]) => id);
+  /**
+   * A revoked key ends every subscription made under it, whichever key the socket holds now
+   * (docs/api.md); if the socket still holds it, the socket becomes anonymous.
+   */
+  #onRevoked(accessKey: string): void {
+    if (this.caller.accessKey === accessKey) this.caller = { identity: null, accessKey: null };
+    for (const [id, sub] of [...this.#subs])
+      if (sub.caller.accessKey === accessKey) this.#close(id, "access_key_revoked");
+  }
+
+  /**
+   * After a grant change of `identity` on `contractId`: its subscriptions there that it may no
+   * longer read end (docs/api.md). Each is checked with the caller it was made with.
+   */
+  async #recheck(contractId: string, identity: string): Promise<void> {
+    const ids = [...this.#subs]
+      .filter(([, sub]) => sub.contractId === contractId && sub.caller.identity === identity)
+      .map(([id]) => id);
     if (ids.length === 0) return;
     // The hub's own read check decides; any refusal (404 for a private contract) closes them.
-    const readable = await this.#options.hub.getState(this.caller, contractId).then(
+    const readable = await this.#options.hub.getState(this.#subs.get(ids[0]!)!.caller, contractId).then(
       () => true,
       () => false,
     );
