@@ -10,6 +10,7 @@ import http from "node:http";
 import { test } from "node:test";
 import { WebSocket } from "ws";
 import { signRequest } from "../src/auth/signRequest.js";
+import { RateLimiter } from "../src/http/RateLimiter.js";
 import { type TestApp, type TestAppOptions, testApp } from "./support/testApps.js";
 
 interface Served {
@@ -133,3 +134,30 @@ test("REST refuses the same bytes with 400 body_not_utf8; a WebSocket text frame
     assert.equal(code, 1007);
     assert.equal((await t.hub.getState(t.owner.caller, id)).commit_count, 1);
   }));
+
+test("junk X-Hub-* headers do not lift the address's rate limit on routes that never charge a key", () => {
+  let now = 1_000_000;
+  const rateLimiter = new RateLimiter(1, 2, () => now);
+  return served(
+    "rest",
+    async ({ t, port }) => {
+      const junk = { "x-hub-key": "ab".repeat(32), "content-type": "application/json" };
+      const routes = t.app.registeredRoutes.filter((r) => r.auth === "none" && r.url !== "*");
+      assert.ok(routes.some((r) => r.url === "/register" && r.method === "POST"));
+      for (const route of routes) {
+        now += 60_000; // a full bucket for each route
+        const path = route.url.replace(":id", "escrow");
+        const body = route.method === "POST" ? "{}" : undefined;
+        const statuses = [];
+        for (let i = 0; i < 3; i++) statuses.push((await request(port, route.method, path, body, junk)).status);
+        assert.notEqual(statuses[1], 429, `${route.method} ${route.url}: ${statuses}`);
+        assert.equal(statuses[2], 429, `${route.method} ${route.url}: ${statuses}`);
+      }
+      // A request that authenticates is charged to its key, not to the address.
+      now += 60_000;
+      for (let i = 0; i < 2; i++) assert.equal((await request(port, "GET", "/health")).status, 200);
+      assert.equal((await t.signed({ method: "GET", url: "/access" })).statusCode, 200);
+    },
+    { rateLimiter },
+  );
+});

@@ -109,9 +109,14 @@ export async function createBaseApp(
   });
 
   const limiter = limiterFor(options);
-  // Anonymous requests count against their address before the body is read or parsed.
+  // Requests that will not be charged to a verified key count against their address before
+  // the body is read or parsed. Credentials only defer that charge on a route that checks
+  // them: on one that ignores them (`/register`, `/templates`, `/health`, …) a junk
+  // `X-Hub-Key` would otherwise escape every limit.
+  const keyWillPay = (request: FastifyRequest) =>
+    request.routeOptions.config.auth !== "none" && Authenticator.hasCredentials(request.headers);
   app.addHook("onRequest", async (request) => {
-    if (!Authenticator.hasCredentials(request.headers)) limiter.take(`ip:${request.ip}`);
+    if (!keyWillPay(request)) limiter.take(`ip:${request.ip}`);
   });
   app.addHook("preHandler", async (request) => {
     request.rawBody ??= EMPTY;
@@ -126,6 +131,8 @@ export async function createBaseApp(
       throw err;
     }
     if (request.caller.accessKey !== null) limiter.take(request.caller.accessKey);
+    // Credentials that identified no key (none should pass): the address pays after all.
+    else if (keyWillPay(request)) limiter.take(byIp);
   });
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
