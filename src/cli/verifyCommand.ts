@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { PENDING_GRACE_MS, type VerifiedCheckpoint } from "../client/checkHubLog.js";
 import { assetStoreCheck } from "../hub/audit.js";
 import { openStore } from "../store/openStore.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
@@ -84,9 +85,29 @@ async function verifyHere(cli: Cli, opts: VerifyFlags): Promise<number> {
   // A failed log check throws a CORRUPTED error naming the hub, both sizes and the check: exit 1.
   const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   const checkpoint = await checkWorkingCopyLog(wc, client);
-  report(cli, { ...r, log_size: checkpoint.size }, () => [
+  const pending = pendingOf(checkpoint);
+  report(cli, { ...r, log_size: checkpoint.size, ...(pending ? { head_pending: pending } : {}) }, () => [
     describe(r),
-    `ok       hub log: ${checkpoint.size} commits, consistent with the last check, head included`,
+    pending
+      ? `pending  hub log: ${checkpoint.size} commits, consistent with the last check; commit ${pending.hash} ` +
+        `(leaf ${pending.leaf_index}) is not in a checkpoint yet: pending since ${pending.since}, ` +
+        `it must be proven by ${pending.prove_by}`
+      : `ok       hub log: ${checkpoint.size} commits, consistent with the last check, head included`,
   ]);
   return EXIT_OK;
+}
+
+/**
+ * A head the hub's checkpoint does not cover yet (a hub waiting for witness cosignatures),
+ * shown, never passed over: within the grace the check succeeds, after it the check fails.
+ */
+function pendingOf(c: VerifiedCheckpoint) {
+  if (c.head_pending === undefined) return null;
+  const since = c.pending_since ?? Date.now();
+  return {
+    hash: c.head_pending,
+    leaf_index: c.head_pending_leaf ?? null,
+    since: new Date(since).toISOString(),
+    prove_by: new Date(since + PENDING_GRACE_MS).toISOString(),
+  };
 }
