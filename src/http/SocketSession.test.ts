@@ -287,3 +287,25 @@ test("a grant withdrawn from the identity a subscription was made as closes it a
     c.ws.close();
   });
 });
+
+test("subscribe from an index past the log is refused like an unknown hash; from the next index it waits for live commits", async () => {
+  await withServer("rpc", async (t, port) => {
+    const { id, head } = await t.contract();
+    const c = await authenticated(t, port);
+    for (const since of [2, 1_000_000]) {
+      const far = await c.request("subscribe", { contract_id: id, since });
+      assert.equal(far.error?.code, -32004);
+      const data = (far.error as { data?: { code: string; details: Record<string, unknown> } }).data;
+      assert.equal(data?.code, "NOT_FOUND");
+      assert.equal(data?.details.reason, "since_not_found");
+      assert.equal(data?.details.length, 1);
+    }
+    assert.equal(t.hub.bus.hasListeners(id), false);
+    const next = await c.request("subscribe", { contract_id: id, since: 1 });
+    await t.hub.push(t.owner.caller, id, { commits: postsAfter(id, head, 1) });
+    const live = await c.next();
+    assert.equal(live.params?.subscription, next.result?.subscription);
+    assert.equal(indexOf(live), 1);
+    c.ws.close();
+  });
+});

@@ -31,6 +31,14 @@ export async function subscribeCommits(
     from = c.index + 1;
   } else if (since !== undefined) {
     from = nonNegativeInteger(since, "since")!;
+    // An index past the next one names no commit, like an unknown hash: accepted, it would
+    // silently drop every live commit below it.
+    if (from > record.length)
+      throw new ContractError(
+        "NOT_FOUND",
+        `Cannot subscribe from index ${from}: ${id} has ${record.length} commits (the next is index ${record.length})`,
+        { reason: "since_not_found", since: from, length: record.length },
+      );
   }
   // A replay is expensive work of the subscriber: admitted by its budget, run in slices
   // charged to it, and stopped as soon as the subscription closes (its socket went away).
