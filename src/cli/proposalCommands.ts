@@ -10,6 +10,7 @@ import type { Operation } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { signCommit } from "../contract/commitHash.js";
 import { buildCommit, stateView } from "../contract/engine.js";
+import { PROPOSAL_STATUSES, type ProposalStatus } from "../store/ProposalRecord.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { type CommitCommandFlags, operationsOf } from "./commitCommand.js";
 import { hashRef, shortHash, uniqueByPrefix } from "./hashPrefix.js";
@@ -20,13 +21,16 @@ import { clientFor, type HubFlags, hubUrl, readingKey, writingKey } from "./work
 import { fastForward, fetchRemote, type PullOutcome } from "./workingCopy/sync.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
-/** The working copy at the hub's head (pulled first); refuses when it holds unpushed commits. */
-async function upToDate(client: HubClient, wc: WorkingCopy): Promise<PullOutcome> {
+/**
+ * The working copy at the hub's head (pulled first); refuses when it holds unpushed commits.
+ * `command` (propose or sign) is the one the hint tells the user to run again.
+ */
+async function upToDate(client: HubClient, wc: WorkingCopy, command: "propose" | "sign"): Promise<PullOutcome> {
   const outcome = await fastForward(wc, (await fetchRemote(client, wc)).commits);
   if (outcome.ahead > 0)
     throw new ContractError("CONFLICT", `This working copy has ${outcome.ahead} unpushed commit(s): push them first`, {
       reason: "unpushed_commits",
-      hint: "A proposal extends the hub's head: `contract-hub push` (or `reset --hard origin`), then propose again.",
+      hint: `A proposal extends the hub's head: \`contract-hub push\` (or \`reset --hard origin\`), then ${command} again.`,
     });
   return outcome;
 }
@@ -54,7 +58,7 @@ export function proposeCommand(
     const key = writingKey(cli, opts.key, wc);
     const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [key];
     const client = clientFor(hubUrl(cli, opts.hub, wc), key);
-    const { state } = await upToDate(client, wc);
+    const { state } = await upToDate(client, wc, "propose");
     const commit = buildCommit(wc.config.contract_id, state.head, ops);
     for (const s of signers) commit.head.signatures[signerName(state.data, s, [])] = signCommit(commit.hash, s.seed);
     const answer = await client.propose(wc.config.contract_id, commit);
@@ -74,7 +78,9 @@ export function proposalsCommand(opts: HubFlags & { status?: string }, io: Io): 
   return runCommand(io, opts, "proposals", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
     const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
-    const status = (opts.status ?? "open") as ProposalView["status"];
+    const status = opts.status ?? "open";
+    if (!isProposalStatus(status))
+      throw new UsageError(`--status must be one of ${PROPOSAL_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
     const [{ proposals }, view] = await Promise.all([
       client.listProposals(wc.config.contract_id, { status, limit: 1000 }),
       client.getState(wc.config.contract_id),
@@ -98,15 +104,38 @@ export function signCommand(ref: string, opts: HubFlags & { sign?: string[] }, i
     const key = writingKey(cli, opts.key, wc);
     const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [key];
     const client = clientFor(hubUrl(cli, opts.hub, wc), key);
-    const { state } = await upToDate(client, wc);
+    const { state } = await upToDate(client, wc, "sign");
     const proposal = await findProposal(client, wc.config.contract_id, ref);
-    if (proposal.contract_id !== wc.config.contract_id || proposal.parent !== state.head)
+    if (proposal.contract_id !== wc.config.contract_id)
       throw new ContractError(
         "CONFLICT",
-        `Proposal ${proposal.hash} does not extend this contract's head ${state.head}: it is ${proposal.status}`,
+        `The hub answered proposal ${proposal.hash} of contract ${proposal.contract_id}, not of ${wc.config.contract_id}`,
         { reason: "proposal_not_on_head", status: proposal.status },
       );
     verifiedProposalHash(proposal);
+    // Signing what is appended already is a retry, as the hub answers it: the working copy has
+    // just pulled it (upToDate), so there is nothing left to do.
+    if (proposal.status === "committed") {
+      report(cli, { proposal }, () => [
+        `Proposal ${proposal.hash} is committed already, at index ${proposal.commit_index}; pulled`,
+      ]);
+      return undefined;
+    }
+    if (proposal.status !== "open")
+      throw new ContractError(
+        "CONFLICT",
+        `Proposal ${proposal.hash} is ${proposal.status}: it can no longer be signed`,
+        {
+          reason: `proposal_${proposal.status}`,
+          status: proposal.status,
+        },
+      );
+    if (proposal.parent !== state.head)
+      throw new ContractError(
+        "CONFLICT",
+        `Proposal ${proposal.hash} extends ${proposal.parent}, not this contract's head ${state.head}`,
+        { reason: "proposal_not_on_head", status: proposal.status },
+      );
     const wanted = proposal.missing.flatMap((m) => m.signers);
     const signatures = proposalSignatures(
       proposal,
@@ -137,18 +166,37 @@ export function withdrawCommand(ref: string, opts: HubFlags, io: Io): Promise<nu
   });
 }
 
-/** The proposal a full hash, or a unique prefix of an open proposal's hash, names (the shared rule of hashPrefix.ts). */
+/**
+ * The proposal a full hash, or a unique prefix of a proposal's hash, names (the shared rule of
+ * hashPrefix.ts). Prefixes are resolved among proposals of every status, so a stale, withdrawn
+ * or committed one is found and the command reports its real status, not "no such proposal".
+ */
 async function findProposal(client: HubClient, id: string, ref: string): Promise<ProposalView> {
   const hash = hashRef(ref, "hash");
   if (hash.length === 64) return (await client.getProposal(id, hash)).proposal;
-  const { proposals } = await client.listProposals(id, { status: "open", limit: 1000 });
-  return uniqueByPrefix(hash, proposals, {
+  const lists = await Promise.all(PROPOSAL_STATUSES.map((status) => everyProposal(client, id, status)));
+  return uniqueByPrefix(hash, lists.flat(), {
     hashOf: (p) => p.hash,
-    what: `open proposals of ${id}`,
+    what: `proposals of ${id}`,
     notFoundReason: "proposal_not_found",
-    describe: (p) => `proposed by ${p.proposer.slice(0, 20)}…`,
+    describe: (p) => `${p.status}, proposed by ${p.proposer.slice(0, 20)}…`,
   });
 }
+
+/** Every proposal of one status, page by page (committed and withdrawn ones accumulate past a page). */
+async function everyProposal(client: HubClient, id: string, status: ProposalStatus): Promise<ProposalView[]> {
+  const all: ProposalView[] = [];
+  for (;;) {
+    const { proposals } = await client.listProposals(id, { status, limit: PAGE, offset: all.length });
+    all.push(...proposals);
+    if (proposals.length < PAGE) return all;
+  }
+}
+
+/** The hub's largest page of a list. */
+const PAGE = 1000;
+
+const isProposalStatus = (s: string): s is ProposalStatus => (PROPOSAL_STATUSES as readonly string[]).includes(s);
 
 /** The `head.signatures` key for `key`: a wanted state path holding it, else any `.id` path holding it, else its identity. */
 function signerName(data: ReadonlyMap<string, unknown>, key: StoredKey, wanted: readonly string[]): string {
