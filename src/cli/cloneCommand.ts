@@ -5,6 +5,7 @@ import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { count } from "./count.js";
 import type { Io } from "./Io.js";
+import { stateLine } from "./nextActions.js";
 import { checkUrl, clientFor, type HubFlags, readingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { acceptPulled } from "./workingCopy/localLog.js";
@@ -37,6 +38,7 @@ export function cloneCommand(
   return runCommand(io, opts, "clone", async (cli: Cli) => {
     const { hub, id } = parseContractUrl(target);
     const root = resolve(cli.cwd, dir ?? id);
+    WorkingCopy.refuseExisting(root);
     const key = readingKey(cli, opts.key, null);
     const client = clientFor(hub, key);
     const pinned = await fetchLogKey(client, opts);
@@ -47,7 +49,7 @@ export function cloneCommand(
     const view = stateView(state);
     report(cli, { contract_id: id, hub, dir: root, commits: log.length, head: state.head, state: view }, () => [
       `Cloned ${id} from ${hub} into ${root}: ${count(log.length, "commit")} verified`,
-      `State ${view.current_state || "(no model)"}; next: ${view.valid_actions.map((a) => a.action).join(", ") || "-"}`,
+      stateLine(view),
     ]);
     return undefined;
   });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { pullAll } from "../client/sync.js";
 import { buildWireCommit } from "../contract/buildWireCommit.js";
 import { ContractError } from "../contract/ContractError.js";
@@ -11,11 +11,12 @@ import { templateDefinition } from "../templates/templateDefinitions.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
+import { stateLine } from "./nextActions.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
 import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
-import { WORKING_DIR, WorkingCopy } from "./workingCopy/WorkingCopy.js";
+import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 export interface InitFlags extends HubFlags, WitnessPinFlags {
   template?: string;
@@ -34,7 +35,7 @@ export interface InitFlags extends HubFlags, WitnessPinFlags {
 export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "init", async (cli: Cli) => {
     const root = resolve(cli.cwd, dir ?? ".");
-    if (existsSync(join(root, WORKING_DIR))) throw new UsageError(`${root} already holds a working copy`);
+    WorkingCopy.refuseExisting(root);
     const keys = KeyStore.of(cli.env);
     const url = hubUrl(cli, opts.hub, null);
     const key = writingKey(cli, opts.key, null);
@@ -54,7 +55,7 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     report(cli, { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view }, () => [
       `Created contract ${id} on ${url}`,
       `Working copy in ${root} (key ${key.name})`,
-      `State ${view.current_state || "(no model)"}; next: ${view.valid_actions.map((a) => a.action).join(", ") || "-"}`,
+      stateLine(view),
     ]);
     return undefined;
   });

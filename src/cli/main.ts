@@ -88,15 +88,51 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const program = buildProgram(io, (c) => {
     code = c;
   });
+  const json = wantsJson(argv);
+  const unknown = unknownCommand(program, argv);
+  if (unknown !== null) return usageError(io, json, unknown);
   try {
     await program.parseAsync(argv, { from: "user" });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version end here with exit code 0; anything else is a usage error.
-      return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+      // --help and --version end here with exit code 0; anything else is a usage error,
+      // which commander has printed on stderr already.
+      if (error.exitCode === 0) return EXIT_OK;
+      if (json) printUsageJson(io, error.message.replace(/^error: /, ""));
+      return EXIT_USAGE;
     }
     io.err(`contract-hub: ${error instanceof Error ? error.message : String(error)}`);
     return EXIT_FAILED;
   }
   return code;
+}
+
+/** Whether the command line asks for JSON (before any `--`, after which words are arguments). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end < 0 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+/**
+ * A first word that names no command. `start` is the default command (so that `npm start --
+ * --port 8080` runs the hub), and commander would take the word as an argument of `start`
+ * and complain about that instead; the person mistyped a command, so say which.
+ */
+function unknownCommand(program: Command, argv: readonly string[]): string | null {
+  const word = argv[0];
+  if (word === undefined || word.startsWith("-") || word === "help") return null;
+  const known = program.commands.some((c) => c.name() === word || c.aliases().includes(word));
+  return known ? null : `unknown command '${word}' (contract-hub --help lists the commands)`;
+}
+
+/** A usage error found before commander ran: on stderr, and as the JSON error document with --json. */
+function usageError(io: Io, json: boolean, message: string): number {
+  io.err(`error: ${message}`);
+  if (json) printUsageJson(io, message);
+  return EXIT_USAGE;
+}
+
+/** The error document of a usage error (docs/cli.md: `{error, code: "USAGE"}`), as runCommand prints it. */
+function printUsageJson(io: Io, message: string): void {
+  io.out(`${JSON.stringify({ error: message, code: "USAGE" }, null, 2)}\n`);
 }

@@ -1,7 +1,9 @@
 import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import { count } from "./count.js";
+import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
+import { actionText } from "./nextActions.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { stateOf } from "./workingCopy/localLog.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
@@ -44,15 +46,11 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     };
     report(cli, doc, () => [
       `Contract ${id} at ${wc.config.hub}`,
-      `Head     ${state.head} (${count(state.length, "commit")})`,
+      `Head     ${shortHash(state.head)} (${count(state.length, "commit")})`,
       `State    ${view.current_state || "(no model)"}`,
       ...(view.valid_actions.length === 0
         ? ["Next     -"]
-        : view.valid_actions.map(
-            (a, i) =>
-              `${i === 0 ? "Next    " : "        "} ${a.action || "(any)"} -> ${a.to}` +
-              `${a.required_signers.length > 0 ? `, signed by ${a.required_signers.join(", ")}` : ""}`,
-          )),
+        : view.valid_actions.map((a, i) => `${i === 0 ? "Next    " : "        "} ${actionText(a)} -> ${a.to}`)),
       `Sync     ${ahead} ahead, ${behind === null ? "? (offline)" : behind} behind`,
     ]);
     return undefined;

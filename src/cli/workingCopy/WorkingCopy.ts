@@ -90,7 +90,23 @@ export class WorkingCopy {
    */
   static create(root: string, config: WorkingCopyConfig, commits: StoredCommit[]): WorkingCopy {
     const dir = join(root, WORKING_DIR);
-    if (existsSync(dir)) {
+    WorkingCopy.refuseExisting(root);
+    mkdirSync(join(dir, "commits"), { recursive: true });
+    const wc = new WorkingCopy(root, config);
+    wc.writeCommits(0, commits);
+    wc.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
+    wc.saveConfig();
+    return wc;
+  }
+
+  /**
+   * Refuses `root` as the target of init or clone when it already is a working copy: the
+   * command line is sound, but acting on it would overwrite local work, so it is a refusal
+   * (CONFLICT, exit 1) as a taken key name is for keygen. Init and clone ask before they talk
+   * to the hub, so nothing is created on the hub for a folder that cannot take it.
+   */
+  static refuseExisting(root: string): void {
+    if (existsSync(join(root, WORKING_DIR))) {
       throw new ContractError(
         "CONFLICT",
         `${root} already holds a working copy (${WORKING_DIR}/ exists); if it is damaged, run contract-hub reset --hard origin there`,
@@ -98,12 +114,6 @@ export class WorkingCopy {
       );
     }
     if (existsSync(root) && !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder`);
-    mkdirSync(join(dir, "commits"), { recursive: true });
-    const wc = new WorkingCopy(root, config);
-    wc.writeCommits(0, commits);
-    wc.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
-    wc.saveConfig();
-    return wc;
   }
 
   /** Writes config.json. */

@@ -12,6 +12,7 @@ import { type Cli, report, UsageError } from "../cliContext.js";
 import { diagnose, withDiagnosis } from "../explainRefusal.js";
 import { shortHash } from "../hashPrefix.js";
 import { KeyStore } from "../KeyStore.js";
+import { stateLine } from "../nextActions.js";
 import { clientFor, readingKey, writingKey } from "./hubAccess.js";
 import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
 import { withProposeHint } from "./proposeHint.js";
@@ -82,13 +83,7 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
   };
   report(cli, result, () => [
     `Committed ${shortHash(stored.hash)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
-    `State ${result.state.current_state || "(no model)"}; next: ${
-      result.state.valid_actions
-        .map(
-          (a) => `${a.action || "(any)"}${a.required_signers.length > 0 ? ` (${a.required_signers.join(", ")})` : ""}`,
-        )
-        .join(", ") || "-"
-    }`,
+    stateLine(result.state),
     "Not pushed yet: contract-hub push",
   ]);
   return result;
