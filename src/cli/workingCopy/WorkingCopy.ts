@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ContractError } from "../../contract/ContractError.js";
+import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { UsageError } from "../cliContext.js";
 
@@ -159,10 +160,16 @@ export class WorkingCopy {
   }
 
   /**
-   * Every stored commit in index order. A file that does not parse, or whose index differs
-   * from its position, is CORRUPTED naming that index (verify reports it).
+   * Every stored commit in index order, checked cheaply on the way in: a file that does not
+   * parse, whose index differs from its position, whose content no longer hashes to its hash
+   * or whose parent is not the previous commit is CORRUPTED naming that index. Every command
+   * reads the log through here, so none shows or pushes an edited file as if it were the
+   * commit it claims to be; signatures and transitions are left to the replay (status,
+   * commit, verify), which costs far more than a hash.
    */
   readCommits(): StoredCommit[] {
+    const id = this.config.contract_id;
+    let parent: string | null = null;
     return this.commitFiles().map((file, i) => {
       let c: StoredCommit;
       try {
@@ -170,13 +177,13 @@ export class WorkingCopy {
       } catch (err) {
         throw damaged(i, `${file} is not valid JSON (${(err as Error).message})`);
       }
-      if (c === null || typeof c !== "object" || c.index !== i || !Array.isArray(c.signers)) {
-        throw damaged(
-          i,
-          `${file} is not a stored commit at index ${i}`,
-          typeof c?.hash === "string" ? c.hash : undefined,
-        );
+      const hash = typeof c?.hash === "string" ? c.hash : undefined;
+      if (c === null || typeof c !== "object" || c.index !== i || !Array.isArray(c.signers) || !Array.isArray(c.data)) {
+        throw damaged(i, `${file} is not a stored commit at index ${i}`, hash);
       }
+      if (c.parent !== parent) throw damaged(i, `its parent is not commit ${i - 1}'s hash`, hash);
+      if (recomputedHash(id, c) !== c.hash) throw damaged(i, "its content does not match its hash (edited?)", hash);
+      parent = c.hash;
       return c;
     });
   }
@@ -213,6 +220,15 @@ export class WorkingCopy {
 /** The file name of the commit at `index`. */
 export function fileName(index: number): string {
   return `${String(index).padStart(10, "0")}.json`;
+}
+
+/** The hash of a stored commit's content, or null when the content cannot be hashed at all. */
+function recomputedHash(contractId: string, c: StoredCommit): string | null {
+  try {
+    return computeCommitHash(contractId, c.parent, c.data);
+  } catch {
+    return null;
+  }
 }
 
 function damaged(index: number, why: string, hash?: string): ContractError {
