@@ -1,24 +1,58 @@
-import { ContractError, isContractError } from "../contract/ContractError.js";
+import { isContractError } from "../contract/ContractError.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
 import { type Cli, runCommand } from "./cliContext.js";
-import { hashRef, shortHash, uniqueByPrefix } from "./hashPrefix.js";
+import { hashRef, uniqueByPrefix } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { allIncoming, sendText, unpushedReceipts, unpushedSendsTo } from "./incomingCommand.js";
+import { alreadyReceived, checkRecvLocally } from "./workingCopy/checkRecvLocally.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 /**
- * `contract-hub recv --send HASH`: a RECV commit of a SEND made to this contract (the hub checks
- * the SEND at push). HASH is the full hash, or a unique prefix (7+ characters) of a SEND to this
- * contract still waiting to be received, as `incoming` prints it; a full hash needs no hub.
+ * `contract-hub recv --send HASH`: a RECV commit of a SEND made to this contract. HASH is the
+ * full hash, or a unique prefix (7+ characters) of a SEND to this contract still waiting to be
+ * received, as `incoming` prints it. Either way the RECV is refused before it is written when
+ * the working copy's log shows it cannot be accepted (received already, or a SEND to another
+ * contract), and, for a full hash, when the hub (asked for 2 s at most) has recorded the SEND
+ * as received; the hub checks the rest at push.
  */
 export function recvCommand(opts: CommitFlags & { send?: string; hub?: string }, io: Io): Promise<number> {
   return runCommand(io, opts, "recv", async (cli: Cli) => {
     const ref = hashRef(opts.send, "--send");
-    const hash = ref.length === 64 ? ref : await resolveSend(cli, opts, ref);
+    const wc = WorkingCopy.find(cli.cwd);
+    const log = wc.readCommits();
+    const pushed = wc.origin().length;
+    const hash = ref.length === 64 ? ref : await resolveSend(cli, opts, wc, log, pushed, ref);
+    checkRecvLocally(wc.config.contract_id, log, pushed, hash);
+    if (ref.length === 64) await checkRecvOnHub(cli, opts, wc, hash);
     await commitLocally(cli, opts, [{ method: "recv", value: { send_commit_id: hash } }]);
     return undefined;
   });
+}
+
+/** How long a full-hash `recv` waits for the hub's word before leaving the check to the push. */
+const HUB_WAIT_MS = 2000;
+
+/**
+ * Refuses a RECV of `send` that the hub has recorded as received already (by any commit of
+ * this contract: the hub lists the SENDs addressed to it). A hub that does not answer in time
+ * proves nothing; the push will ask it again.
+ */
+async function checkRecvOnHub(cli: Cli, opts: CommitFlags & { hub?: string }, wc: WorkingCopy, send: string) {
+  const id = wc.config.contract_id;
+  let sends: Awaited<ReturnType<typeof allIncoming>>;
+  try {
+    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    sends = await Promise.race([
+      allIncoming(client, id, false),
+      new Promise<never>((_, fail) => setTimeout(() => fail(new Error("timeout")), HUB_WAIT_MS).unref()),
+    ]);
+  } catch {
+    return;
+  }
+  const known = sends.find((s) => s.send_commit_id === send);
+  if (known?.recv_commit_id != null) throw alreadyReceived(send, known.recv_commit_id, "the hub");
 }
 
 /**
@@ -26,10 +60,16 @@ export function recvCommand(opts: CommitFlags & { send?: string; hub?: string },
  * SENDs to it and the working copy's unpushed SENDs to itself, less those an unpushed RECV
  * already takes. A prefix of a SEND received already is answered as such, not as unknown.
  */
-async function resolveSend(cli: Cli, opts: CommitFlags & { hub?: string }, ref: string): Promise<string> {
-  const wc = WorkingCopy.find(cli.cwd);
+async function resolveSend(
+  cli: Cli,
+  opts: CommitFlags & { hub?: string },
+  wc: WorkingCopy,
+  log: readonly StoredCommit[],
+  pushed: number,
+  ref: string,
+): Promise<string> {
   const id = wc.config.contract_id;
-  const unpushed = wc.readCommits().slice(wc.origin().length);
+  const unpushed = log.slice(pushed);
   const taken = unpushedReceipts(unpushed);
   const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   const candidates = [
@@ -50,19 +90,10 @@ async function resolveSend(cli: Cli, opts: CommitFlags & { hub?: string }, ref: 
   } catch (err) {
     if (!isContractError(err, "NOT_FOUND")) throw err;
     const local = [...taken].find(([send]) => send.startsWith(ref));
-    if (local !== undefined) throw alreadyReceived(local[0], local[1], "an unpushed commit of this working copy");
+    if (local !== undefined) checkRecvLocally(id, log, pushed, local[0]);
     const received = (await allIncoming(client, id, false)).filter((s) => s.send_commit_id.startsWith(ref));
     if (received.length === 1 && received[0]!.recv_commit_id !== null)
       throw alreadyReceived(received[0]!.send_commit_id, received[0]!.recv_commit_id, "the hub");
     throw err;
   }
-}
-
-/** The refusal of a RECV of a SEND that was received already (the code the hub gives it). */
-function alreadyReceived(send: string, by: string, where: string): ContractError {
-  return new ContractError(
-    "VALIDATION_FAILED",
-    `RECV rejected: SEND ${shortHash(send)} was already received by ${shortHash(by)} (${where})`,
-    { reason: "already_received", rpc_code: -32032, send_commit_id: send, received_by: by },
-  );
 }
