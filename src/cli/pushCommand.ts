@@ -1,5 +1,4 @@
 import { pushInBatches } from "../client/sync.js";
-import { ContractError, isContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
 import { toWireCommit } from "../contract/StoredCommit.js";
 import { type Cli, progressBar, report, runCommand } from "./cliContext.js";
@@ -9,6 +8,7 @@ import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
 import { positiveInteger } from "./workingCopy/numbers.js";
+import { explainPushFailure } from "./workingCopy/pushFailure.js";
 import { fastForward, fetchRemote } from "./workingCopy/sync.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -18,12 +18,14 @@ const LONG_PUSH = 200;
 /**
  * `contract-hub push [--batch-size N]`: sends the local commits the hub does not have, in
  * atomic requests of N (default 1000), then takes the hub's receipt times back (a pull).
- * A stale head is CONFLICT: pull first.
+ * When a request is refused, what the hub stored before it is recorded all the same, and the
+ * refusal names the commit and the way on (workingCopy/pushFailure.ts).
  */
 export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Promise<number> {
   return runCommand(io, opts, "push", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
+    const key = writingKey(cli, opts.key, wc);
+    const client = clientFor(hubUrl(cli, opts.hub, wc), key);
     const batchSize = opts.batchSize === undefined ? 1000 : positiveInteger(opts.batchSize, "--batch-size");
     const id = wc.config.contract_id;
     const origin = wc.origin();
@@ -42,18 +44,10 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
         onProgress: (p) => bar.update(p.done),
       });
     } catch (err) {
-      if (isContractError(err, "CONFLICT")) {
-        throw new ContractError(
-          "CONFLICT",
-          "The hub has commits this working copy does not have: pull first (contract-hub pull)",
-          { ...(err.details ?? {}), hint: `Hub said: ${err.message}` },
-          { cause: err },
-        );
-      }
-      throw err;
-    } finally {
       bar.finish();
+      throw await explainPushFailure(err, wc, client, unpushed, batchSize, key.publicKey);
     }
+    bar.finish();
     // The hub stamped the commits with its receipt time: take its copies (and anything pushed after ours).
     const outcome = await fastForward(wc, (await fetchRemote(client, wc)).commits);
     const checkpoint = await checkWorkingCopyLog(wc, client);
