@@ -2,7 +2,8 @@
  * The package as a user gets it: `npm pack`, `npm install -g` of the tarball into a temp
  * prefix, then the installed `contract-hub` command run from an unrelated folder (the
  * docs/cli.md walkthrough's first steps against a hub it started), and a plain JS project
- * that imports the SDK, the engine and the language with their types resolving.
+ * that imports the SDK (with its log checks, run against that hub), the engine and the
+ * language with their types resolving.
  *
  * The build happens in a staging copy, so the repository's own dist/ and web/dist are never
  * rewritten while other tests read them. The install skips install scripts and reuses this
@@ -175,7 +176,7 @@ test("a plain JS project imports the SDK, engine and language, with types that r
   writeFileSync(
     join(project, "main.js"),
     `// @ts-check
-import { HubClient, computeCommitHash } from "contract-hub";
+import { HubClient, checkHubLog, computeCommitHash, leafHash, verifyCheckpoint, verifyConsistency, verifyInclusion } from "contract-hub";
 import { replayLog } from "contract-hub/engine";
 import { parseModel } from "contract-hub/language";
 
@@ -183,15 +184,31 @@ const client = new HubClient({ url: process.argv[2] ?? "" });
 const health = await client.health();
 /** @type {string} */
 const hash = computeCommitHash("c1", null, []);
-console.log(JSON.stringify({ status: health.status, hash, model: parseModel("model m { a -> b }").name, replay: typeof replayLog }));
+// The log checks the docs promise: the whole check, and the verifiers it is made of.
+const { origin, public_key } = await client.checkpointKey();
+/** @type {import("contract-hub").PinnedLogKey} */
+const pinned = { origin, public_key };
+/** @type {import("contract-hub").VerifiedCheckpoint} */
+const kept = await checkHubLog(client, pinned, null, null);
+const note = verifyCheckpoint(kept.note, origin, Buffer.from(public_key.replace(/^ed25519:/, ""), "hex"));
+const root = Buffer.from(kept.root, "hex");
+const log = {
+  size: kept.size,
+  same: note.size === kept.size && note.root.equals(root),
+  consistent: verifyConsistency(kept.size, kept.size, root, root, []),
+  included: verifyInclusion(leafHash(Buffer.alloc(32)), 0, 1, [], leafHash(Buffer.alloc(32))),
+};
+console.log(JSON.stringify({ status: health.status, hash, model: parseModel("model m { a -> b }").name, replay: typeof replayLog, log }));
 `,
   );
   writeFileSync(
     join(project, "wrong.js"),
     `// @ts-check
-import { HubClient } from "contract-hub";
+import { HubClient, checkHubLog } from "contract-hub";
 // @ts-expect-error: the SDK is typed, so a number is no URL (unused if the types were missing)
 new HubClient({ url: 42 });
+// @ts-expect-error: a pinned log key needs its public key
+await checkHubLog(new HubClient({ url: "" }), { origin: "o" }, null, null);
 `,
   );
   const out = JSON.parse(run(process.execPath, ["main.js", hubUrl], project, userEnv(home)));
@@ -199,6 +216,8 @@ new HubClient({ url: 42 });
   assert.match(out.hash, /^[0-9a-f]{64}$/);
   assert.equal(out.model, "m");
   assert.equal(out.replay, "function");
+  assert.ok(out.log.size > 0, "the hub's checkpoint covers the commits pushed above");
+  assert.deepEqual([out.log.same, out.log.consistent, out.log.included], [true, true, true]);
   const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
   const flags = [
     "--noEmit",

@@ -1,6 +1,8 @@
 /**
  * The SDK: what `import … from "contract-hub"` offers. A typed client of every route, the
- * WebSocket subscriptions, and what a client needs to build, hash and sign commits itself.
+ * WebSocket subscriptions, what a client needs to build, hash and sign commits itself, and
+ * the checks of the hub's transparency log (checkHubLog, and the checkpoint, cosignature and
+ * proof verifiers it is made of, for clients that keep their own state).
  */
 export type {
   CommitEvent,
@@ -34,6 +36,22 @@ export type {
   WasmPredicateOutput,
   WasmPredicateResult,
 } from "../contract/WasmPredicate.js";
+export { type Checkpoint, CheckpointError, parseVerifierKey, verifyCheckpoint } from "../tlog/checkpoint.js";
+export {
+  parseWitnessVerifierKey,
+  type VerifiedCosignature,
+  verifyCosignatures,
+  type WitnessKey,
+} from "../tlog/cosignature.js";
+export { EMPTY_ROOT, leafHash, verifyConsistency, verifyInclusion } from "../tlog/merkle.js";
+export {
+  type CheckHubLogOptions,
+  checkHubLog,
+  type LogCheck,
+  PENDING_GRACE_MS,
+  type PinnedLogKey,
+  type VerifiedCheckpoint,
+} from "./checkHubLog.js";
 export { HubClient, type HubClientOptions, type ProposalAnswer } from "./HubClient.js";
 export { type CommitNotification, HubSocket, type ProposalNotification } from "./HubSocket.js";
 export { proposalSignatures, verifiedProposalHash } from "./proposalSignatures.js";
