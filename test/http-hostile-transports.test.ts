@@ -8,29 +8,37 @@ import assert from "node:assert/strict";
 import { once } from "node:events";
 import http from "node:http";
 import { test } from "node:test";
+import type { FastifyInstance } from "fastify";
 import { WebSocket } from "ws";
 import { signRequest } from "../src/auth/signRequest.js";
+import { buildRestApp } from "../src/http/buildRestApp.js";
+import { buildRpcApp } from "../src/http/buildRpcApp.js";
+import type { HttpOptions } from "../src/http/HttpOptions.js";
 import { RateLimiter } from "../src/http/RateLimiter.js";
 import { type TestApp, type TestAppOptions, testApp } from "./support/testApps.js";
 
 interface Served {
   t: TestApp;
+  /** The app listening (`t.app`, or one built with the adapter options given). */
+  app: FastifyInstance;
   port: number;
-  url: string;
 }
 
-/** An app of `kind` listening on loopback, closed after `fn`. */
+/** An app of `kind` listening on loopback (built with `adapter` options over the test hub when given), closed after `fn`. */
 async function served(
   kind: "rest" | "rpc",
   fn: (s: Served) => Promise<void>,
   options: TestAppOptions = {},
+  adapter: Partial<HttpOptions> = {},
 ): Promise<void> {
   const t = await testApp(kind, options);
-  await t.app.listen({ port: 0, host: "127.0.0.1" });
-  const port = (t.app.server.address() as { port: number }).port;
+  const build = kind === "rest" ? buildRestApp : buildRpcApp;
+  const app = Object.keys(adapter).length === 0 ? t.app : await build({ ...t.options, ...adapter });
   try {
-    await fn({ t, port, url: `http://127.0.0.1:${port}` });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    await fn({ t, app, port: (app.server.address() as { port: number }).port });
   } finally {
+    if (app !== t.app) await app.close();
     await t.close();
   }
 }
@@ -161,3 +169,51 @@ test("junk X-Hub-* headers do not lift the address's rate limit on routes that n
     { rateLimiter },
   );
 });
+
+test("a plain GET /ws is 400 websocket_upgrade_required in the error table's form and holds no anonymous socket slot", () =>
+  served(
+    "rest",
+    async ({ port }) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (let i = 0; i < 5; i++) {
+          const res = await new Promise<Answer>((resolve, reject) => {
+            http
+              .get({ host: "127.0.0.1", port, path: "/ws", agent }, (r) => {
+                let text = "";
+                r.on("data", (c) => (text += c));
+                r.on("end", () =>
+                  resolve({ status: r.statusCode ?? 0, headers: r.headers, text, json: JSON.parse(text) }),
+                );
+              })
+              .on("error", reject);
+          });
+          assert.equal(res.status, 400);
+          assert.equal(res.json.code, "INVALID_REQUEST");
+          assert.equal(res.json.details?.reason, "websocket_upgrade_required");
+          assert.equal(typeof res.json.error, "string");
+        }
+        // The keep-alive connection is still open, yet both real upgrades of the cap of 2 get in.
+        const a = await socketTo(port);
+        const b = await socketTo(port);
+        const third = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+        const [, refused] = await once(third, "unexpected-response");
+        assert.equal((refused as http.IncomingMessage).statusCode, 429);
+        a.ws.close();
+        b.ws.close();
+      } finally {
+        agent.destroy();
+      }
+    },
+    {},
+    { anonymousSockets: 2 },
+  ));
+
+test("a plain GET /ws on the JSON-RPC port answers a JSON-RPC error naming the missing upgrade", () =>
+  served("rpc", async ({ port }) => {
+    const res = await request(port, "GET", "/ws");
+    assert.equal(res.status, 400);
+    const error = res.json.error as { data: { code: string; details: { reason: string } } };
+    assert.equal(error.data.code, "INVALID_REQUEST");
+    assert.equal(error.data.details.reason, "websocket_upgrade_required");
+  }));

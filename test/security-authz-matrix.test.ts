@@ -162,7 +162,7 @@ const MATRIX: Record<string, Entry> = {
   "GET /proofs/consistency": { rule: open(200), request: () => ({ url: "/proofs/consistency?from=1" }) },
   "GET /openapi.json": { rule: open(200), request: () => ({ url: "/openapi.json" }) },
   // Not an upgrade request: the WebSocket route refuses it (after authentication, like any route).
-  "GET /ws": { rule: optional(404), request: () => ({ url: "/ws" }) },
+  "GET /ws": { rule: optional(400), request: () => ({ url: "/ws" }) },
   "GET /": { rule: open(200), request: () => ({ url: "/" }) },
   "GET /assets/*": { rule: open(200), request: () => ({ url: `/assets/${asset}` }) },
 };
