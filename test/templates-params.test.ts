@@ -78,7 +78,7 @@ describe("instantiateTemplate", () => {
   it("refuses one key in two roles, a weak key, and a threshold above the signer count", () => {
     invalid("escrow", { buyer: buyer.key, seller: buyer.identity }, "seller", "param_duplicate_key");
     invalid("multisig", { signers: [buyer.key, seller.key, buyer.key] }, "signers", "param_duplicate_key");
-    invalid("escrow", { buyer: "00".repeat(32), seller: seller.key }, "buyer", "param_invalid");
+    invalid("escrow", { buyer: "00".repeat(32), seller: seller.key }, "buyer", "weak_key");
     invalid("multisig", { signers: [buyer.key, seller.key], threshold: 3 }, "threshold", "param_out_of_range");
     invalid("multisig", { signers: [] }, "signers", "param_out_of_range");
     invalid("multisig", { signers: "not-a-list-of-keys" }, "signers", "param_invalid");

@@ -1,6 +1,6 @@
 import { isContractError } from "../contract/ContractError.js";
 import { normalizeIdentity } from "../contract/hex.js";
-import { paramError } from "./paramError.js";
+import { keyParamError } from "./paramError.js";
 import { ruleText } from "./ruleText.js";
 import type { PartyNames, TemplateInstance } from "./Template.js";
 import { templateDefinition } from "./templateDefinitions.js";
@@ -30,7 +30,7 @@ export function instantiateTemplate(id: string, params: unknown, opts: { owner?:
     try {
       instance.owner = normalizeIdentity(opts.owner, "owner");
     } catch (err) {
-      if (isContractError(err)) throw paramError("owner", "param_invalid", err.message);
+      if (isContractError(err)) throw keyParamError("owner", err);
       throw err;
     }
   }

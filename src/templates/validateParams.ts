@@ -1,7 +1,7 @@
 import { isContractError } from "../contract/ContractError.js";
 import { parseIdentity } from "../contract/hex.js";
 import { parseIsoDate, parseIsoDateTime } from "../contract/isoDate.js";
-import { paramError } from "./paramError.js";
+import { keyParamError, paramError } from "./paramError.js";
 import type { ParamValues, TemplateDefinition, TemplateParam } from "./Template.js";
 
 const MAX_TEXT = 4096;
@@ -11,16 +11,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** A key as plain lower-case hex; accepts `ed25519:<hex>` or hex; parseIdentity refuses weak keys. */
+/**
+ * A key as plain lower-case hex; accepts `ed25519:<hex>` or hex. parseIdentity refuses weak
+ * keys: that refusal keeps its reason (`weak_key`, as wherever a key enters), any other is
+ * `param_invalid`.
+ */
 function pubkey(param: string, raw: unknown): string {
-  let key: Buffer;
   try {
-    key = parseIdentity(raw, `template parameter "${param}"`);
+    return parseIdentity(raw, param).toString("hex");
   } catch (err) {
-    if (isContractError(err)) throw paramError(param, "param_invalid", `${err.message}`);
+    if (isContractError(err)) throw keyParamError(param, err);
     throw err;
   }
-  return key.toString("hex");
 }
 
 function integer(p: TemplateParam, raw: unknown): number {
