@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import http from "node:http";
+import net from "node:net";
 import { test } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { WebSocket } from "ws";
@@ -75,6 +76,34 @@ function request(
     if (body !== undefined) req.write(body);
     req.end();
   });
+}
+
+/** Bytes written on a raw TCP connection; resolves with everything read until the hub closes it. */
+function rawExchange(port: number, data: Buffer | string, waitMs = 5000): Promise<{ text: string; ms: number }> {
+  return new Promise((resolve) => {
+    const start = Date.now();
+    const socket = net.connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => socket.destroy(), waitMs);
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("error", () => {});
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve({ text: Buffer.concat(chunks).toString("latin1"), ms: Date.now() - start });
+    });
+    socket.write(data);
+  });
+}
+
+/** The status line and JSON body of a raw HTTP answer. */
+function parseRaw(text: string): { status: number; json: Answer["json"] } {
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+  const body = text.slice(text.indexOf("\r\n\r\n") + 4);
+  let json = {};
+  try {
+    json = JSON.parse(body);
+  } catch {}
+  return { status, json: json as Answer["json"] };
 }
 
 /** A WebSocket whose messages are queued, so tests read them in order. */
@@ -217,3 +246,68 @@ test("a plain GET /ws on the JSON-RPC port answers a JSON-RPC error naming the m
     assert.equal(error.data.code, "INVALID_REQUEST");
     assert.equal(error.data.details.reason, "websocket_upgrade_required");
   }));
+
+/** Raw requests Node's parser refuses, each with the reason its answer must name. */
+const MALFORMED: [string, string | Buffer, number, string][] = [
+  ["bad request line", "GARBAGE\r\n\r\n", 400, "bad_request_line"],
+  ["invalid header name", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, "bad_header"],
+  [
+    "non-numeric Content-Length",
+    "POST /register HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n{}",
+    400,
+    "bad_content_length",
+  ],
+  [
+    "Content-Length with Transfer-Encoding",
+    "POST /register HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    400,
+    "bad_transfer_encoding",
+  ],
+  [
+    "raw byte 0x80 in the path",
+    Buffer.concat([Buffer.from("GET /contracts/"), Buffer.from([0x80]), Buffer.from(" HTTP/1.1\r\nHost: x\r\n\r\n")]),
+    400,
+    "bad_request_line",
+  ],
+  ["20 KB URL", `GET /health?x=${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "headers_too_large"],
+  ["100 KB URL", `GET /health?x=${"a".repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 431, "headers_too_large"],
+];
+
+test("requests Node's parser refuses answer in the error table's form, naming the reason", { timeout: 60_000 }, () =>
+  served("rest", async ({ port }) => {
+    for (const [what, data, status, reason] of MALFORMED) {
+      const { text } = await rawExchange(port, data);
+      const answer = parseRaw(text);
+      assert.equal(answer.status, status, `${what}: ${text.slice(0, 300)}`);
+      assert.equal(typeof answer.json.error, "string", what);
+      assert.equal(answer.json.code, status === 431 ? "PAYLOAD_TOO_LARGE" : "INVALID_REQUEST", what);
+      assert.equal(answer.json.details?.reason, reason, what);
+    }
+    assert.equal((await request(port, "GET", "/health")).status, 200);
+  }),
+);
+
+test(
+  "a body or headers that stop part-way are cut off at the request timeout with 408 request_timeout",
+  { timeout: 60_000 },
+  () =>
+    served(
+      "rest",
+      async ({ port }) => {
+        const stalls = [
+          "POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+          "GET /health HTTP/1.1\r\nHost: x\r\n",
+        ];
+        for (const data of stalls) {
+          const { text, ms } = await rawExchange(port, data, 20_000);
+          assert.ok(ms < 8_000, `held ${ms} ms`);
+          const answer = parseRaw(text);
+          assert.equal(answer.status, 408, text.slice(0, 300));
+          assert.equal(answer.json.details?.reason, "request_timeout");
+        }
+        assert.equal((await request(port, "GET", "/health")).status, 200);
+      },
+      {},
+      { headersTimeoutMs: 500, requestTimeoutMs: 1_500 },
+    ),
+);

@@ -21,6 +21,10 @@ export interface HttpOptions {
    * requests are rate-limited by (fastify's `trustProxy`: true, or a list of proxy addresses).
    */
   trustProxy?: boolean | string;
+  /** Time allowed to receive a request's line and headers, in ms (default 10,000; at most `requestTimeoutMs`). */
+  headersTimeoutMs?: number;
+  /** Time allowed to receive a whole request, body included, in ms (default 60,000); past it 408 `request_timeout`. */
+  requestTimeoutMs?: number;
   /** Anonymous WebSocket connections per client address (default 100; 0 = no cap). */
   anonymousSockets?: number;
   /** pino logger for request lines and internal errors; false for none. */

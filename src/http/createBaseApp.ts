@@ -4,12 +4,15 @@
  * line per request, and one error handler that maps everything through the error table.
  */
 
+import { maxHeaderSize, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import websocket from "@fastify/websocket";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from "fastify";
 import { Authenticator } from "../auth/Authenticator.js";
 import { ContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
+import { clientErrorAnswer } from "./clientErrorAnswer.js";
 import { httpStatusOf, errorBody as restErrorBody } from "./errorTable.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { parseJsonBody } from "./parseJsonBody.js";
@@ -47,6 +50,12 @@ declare module "fastify" {
 
 const EMPTY = Buffer.alloc(0);
 
+/** Defaults of HttpOptions' `headersTimeoutMs` and `requestTimeoutMs` (docs/api.md). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** After refusing a request the parser could not read, how long its connection may still drain. */
+const DRAIN_MS = 2_000;
+
 /**
  * A refusal of the router, before any route runs: a path parameter longer than the router
  * keeps (100 characters; no id or hash is longer than 64) or a malformed percent-escape.
@@ -70,12 +79,46 @@ export async function createBaseApp(
   errorBody: (err: ContractError) => unknown = restErrorBody,
 ): Promise<FastifyInstance> {
   const limits = withLimits(options.limits);
+  // A request must arrive in time: without these, headers and a promised body that trickle in
+  // (or never come) hold a connection for as long as the client likes.
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const headersTimeout = Math.min(options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout);
+  const answered = new WeakSet<Socket>();
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     // One line per request, written by the onResponse hook below instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyBytes,
     return503OnClosing: true,
+    requestTimeout,
+    http: {
+      headersTimeout,
+      // Node checks the two timeouts on this period (30 s by default, which would let a
+      // stalled request overstay its limit by that much).
+      connectionsCheckingInterval: Math.min(5_000, Math.max(100, Math.floor(headersTimeout / 10))),
+    },
+    // What Node's parser refuses before any route (bad request line or header, bad framing,
+    // headers too large, a timeout) answers in the error table's form too, naming the reason.
+    clientErrorHandler: (err, socket) => {
+      // A reset connection cannot be answered; a socket answered once ignores the parser's
+      // further complaints about the bytes still arriving.
+      if ((err as { code?: string }).code === "ECONNRESET" || socket.destroyed || answered.has(socket)) return;
+      answered.add(socket);
+      const { status, error } = clientErrorAnswer(err as { code?: string }, maxHeaderSize);
+      app.log.info({ code: (err as { code?: string }).code, reason: error.details?.reason, status }, "client error");
+      if (socket.writable) {
+        const body = JSON.stringify(errorBody(error));
+        socket.end(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      }
+      // Closing with unread bytes would reset the connection and lose the answer (a 100 KB
+      // URL is still being sent when its first 16 KB overflow): read and drop the rest for a
+      // moment, then close.
+      socket.resume();
+      setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+    },
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     // The router's own refusals answer in the error table's form too (fastify's would be a
     // 414 or 400 with codes of its own).
