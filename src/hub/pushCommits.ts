@@ -1,7 +1,7 @@
 import type { Caller } from "../api/Caller.js";
 import type { PushBody } from "../api/schemas.js";
-import { checkNewContractId } from "../contract/Commit.js";
-import { ContractError } from "../contract/ContractError.js";
+import { checkNewContractId, type WireCommit } from "../contract/Commit.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
 import type { ContractState } from "../contract/ContractState.js";
 import {
   acceptCommit,
@@ -12,7 +12,8 @@ import {
   startBatchSignatures,
   stateView,
 } from "../contract/engine.js";
-import { IDENTITY_PREFIX } from "../contract/hex.js";
+import type { ErrorCode } from "../contract/errorCodes.js";
+import { IDENTITY_PREFIX, isLowerHex } from "../contract/hex.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
@@ -25,6 +26,33 @@ function conflict(head: string | null, message: string, index?: number): Contrac
   const details: Record<string, unknown> = { reason: "stale_parent", head };
   if (index !== undefined) details.index = index;
   return new ContractError("CONFLICT", message, details);
+}
+
+/**
+ * Refusals that speak of the hub or the caller (its budget, the store, a missing
+ * configuration), not of the commit being decided when they were thrown: they name no commit.
+ */
+const NOT_ABOUT_THE_COMMIT: ReadonlySet<ErrorCode> = new Set([
+  "UNAUTHORIZED",
+  "RATE_LIMITED",
+  "UPSTREAM_ERROR",
+  "UNAVAILABLE",
+  "CORRUPTED",
+  "INTERNAL",
+]);
+
+/**
+ * `err` naming the commit it refused: `details.commit_hash`, and `details.commit_index`, its
+ * index in the contract's log, once the hub has read the log (docs/api.md). The push is
+ * refused as a whole, and a client that sent many commits must know which one to drop.
+ * Built only on the way out, so a push that succeeds pays nothing for it.
+ */
+function namingCommit(err: unknown, hash: unknown, index?: number): unknown {
+  if (!isContractError(err) || NOT_ABOUT_THE_COMMIT.has(err.code)) return err;
+  // A commit refused for its shape may carry no usable hash: then nothing names it.
+  if (!isLowerHex(hash, 32)) return err;
+  const details = { ...err.details, ...(index === undefined ? {} : { commit_index: index }), commit_hash: hash };
+  return new ContractError(err.code, err.message, details, { cause: err });
 }
 
 /**
@@ -77,11 +105,19 @@ export async function pushCommits(
       : { head: cached.head, batch: new SignatureBatch(cached.data), verdicts: [] as Promise<string[] | undefined>[] };
   // Big model texts are parsed in slices first; the shape checks below find them parsed.
   await hub.work.preparse(caller, raw, limits);
-  const commits = raw.map((c) => {
-    const commit = validateCommitShape(c, { contractId: id, limits });
-    early?.verdicts.push(early.batch.add(commit));
-    return commit;
-  });
+  // A commit refused here is named by its hash only: its place in the log is read under the lock.
+  let shaping = 0;
+  let commits: WireCommit[];
+  try {
+    commits = raw.map((c, i) => {
+      shaping = i;
+      const commit = validateCommitShape(c, { contractId: id, limits });
+      early?.verdicts.push(early.batch.add(commit));
+      return commit;
+    });
+  } catch (err) {
+    throw namingCommit(err, (raw[shaping] as { hash?: unknown } | null)?.hash);
+  }
 
   return hub.locks.run(id, async () => {
     // One read of the contract row, and one query for the commits already stored.
@@ -129,52 +165,58 @@ export async function pushCommits(
       ...hub.settings,
       ...hub.work.forRequest(caller),
     };
-    if (state === null) {
-      const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
-      const genesis = await acceptGenesis(id, fresh[0], ctx);
-      if (genesis.state.owner !== IDENTITY_PREFIX + caller.identity) {
-        throw new ContractError("FORBIDDEN", "A pushed genesis must be owned by the authenticated identity", {
-          reason: "owner_mismatch",
-        });
-      }
-      working = genesis.state;
-      stored.push(genesis.stored);
-      views.push(wantViews ? stateView(working) : null);
-      contract = { owner: caller.identity!, createdAt: timestamp, private: false };
-      rest = fresh.slice(1);
-    } else {
-      working = state.clone();
-    }
     const storedLength = state?.length ?? 0;
-    // Signatures verify on the verification workers while the commits are decided in order here: each
-    // commit waits only for its own verification. The batch was shape-checked above. Verdicts
-    // started on another head (a push sent while the previous one was still appending) count
-    // for each commit whose signers still resolve to the keys they were verified with.
-    const recheckKeys = early !== null && (state?.head !== early.head || start > 0);
-    const verifying =
-      early !== null && state !== null
-        ? early.verdicts.slice(start)
-        : startBatchSignatures(working, rest, { prevalidated: true });
-    // One ledger for the whole push, so each commit sees the asset effects of the earlier ones.
+    // One ledger for the whole push, so each commit sees the asset effects of the earlier ones
+    // (handed to the engine once the genesis, if any, is decided).
     const ledger = hubLedger(hub, caller, id, () => working.data, state === null);
-    settings.assets = ledger;
-    // One context for the push (its log view reads `stored` as it grows); only the verified
-    // signers change from commit to commit. Built per commit, it was the event loop's
-    // costliest function of a push after the collector (docs/benchmarks.md, third round).
-    const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
-      timestamp,
-      prevalidated: true,
-      verifyOnThreadpool: true,
-    });
-    for (const [i, c] of rest.entries()) {
-      let verified = await verifying[i];
-      if (recheckKeys && !signerKeysHold(c, early!.batch.keys[start + i], working.data)) verified = undefined;
-      if (verified === undefined) delete ctx.verifiedSigners;
-      else ctx.verifiedSigners = verified;
-      const accepted = await acceptCommit(working, c, ctx);
-      applyDelta(working, accepted.delta);
-      stored.push(accepted.stored);
-      views.push(wantViews ? stateView(working) : null);
+    // From here on a refusal is about one commit: the one after those accepted so far.
+    try {
+      if (state === null) {
+        const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
+        const genesis = await acceptGenesis(id, fresh[0], ctx);
+        if (genesis.state.owner !== IDENTITY_PREFIX + caller.identity) {
+          throw new ContractError("FORBIDDEN", "A pushed genesis must be owned by the authenticated identity", {
+            reason: "owner_mismatch",
+          });
+        }
+        working = genesis.state;
+        stored.push(genesis.stored);
+        views.push(wantViews ? stateView(working) : null);
+        contract = { owner: caller.identity!, createdAt: timestamp, private: false };
+        rest = fresh.slice(1);
+      } else {
+        working = state.clone();
+      }
+      // Signatures verify on the verification workers while the commits are decided in order here: each
+      // commit waits only for its own verification. The batch was shape-checked above. Verdicts
+      // started on another head (a push sent while the previous one was still appending) count
+      // for each commit whose signers still resolve to the keys they were verified with.
+      const recheckKeys = early !== null && (state?.head !== early.head || start > 0);
+      const verifying =
+        early !== null && state !== null
+          ? early.verdicts.slice(start)
+          : startBatchSignatures(working, rest, { prevalidated: true });
+      settings.assets = ledger;
+      // One context for the push (its log view reads `stored` as it grows); only the verified
+      // signers change from commit to commit. Built per commit, it was the event loop's
+      // costliest function of a push after the collector (docs/benchmarks.md, third round).
+      const ctx = engineContext(hub.store, id, storedLength, stored, settings, {
+        timestamp,
+        prevalidated: true,
+        verifyOnThreadpool: true,
+      });
+      for (const [i, c] of rest.entries()) {
+        let verified = await verifying[i];
+        if (recheckKeys && !signerKeysHold(c, early!.batch.keys[start + i], working.data)) verified = undefined;
+        if (verified === undefined) delete ctx.verifiedSigners;
+        else ctx.verifiedSigners = verified;
+        const accepted = await acceptCommit(working, c, ctx);
+        applyDelta(working, accepted.delta);
+        stored.push(accepted.stored);
+        views.push(wantViews ? stateView(working) : null);
+      }
+    } catch (err) {
+      throw namingCommit(err, fresh[stored.length]?.hash, storedLength + stored.length);
     }
 
     await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}), caller);
