@@ -10,6 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import { test } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { pino } from "pino";
 import { WebSocket } from "ws";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildRestApp } from "../src/http/buildRestApp.js";
@@ -311,3 +312,65 @@ test(
       { headersTimeoutMs: 500, requestTimeoutMs: 1_500 },
     ),
 );
+
+test("a binary frame is refused as -32600 binary_frame, whatever it holds; the socket stays usable", () =>
+  served("rest", async ({ port }) => {
+    const { ws, next } = await socketTo(port);
+    ws.send(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getHealth" })), { binary: true });
+    const refused = (await next()) as {
+      error?: { code: number; data?: { code: string; details?: { reason: string } } };
+    };
+    assert.equal(refused.error?.code, -32600);
+    assert.equal(refused.error?.data?.code, "INVALID_REQUEST");
+    assert.equal(refused.error?.data?.details?.reason, "binary_frame");
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "getHealth" }));
+    assert.equal(((await next()) as { result?: { status: string } }).result?.status, "ok");
+    ws.close();
+  }));
+
+test("clients' own failures (an aborted body, a frame not UTF-8, an oversized frame) are not logged as the hub's errors", () => {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino(
+    { level: "debug" },
+    { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) },
+  );
+  return served(
+    "rest",
+    async ({ port }) => {
+      // Headers promising 100 bytes, one sent, then the connection is cut.
+      const socket = net.connect(port, "127.0.0.1");
+      await once(socket, "connect");
+      socket.write(
+        "POST /register HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{",
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      socket.destroy();
+      const bad = await socketTo(port);
+      bad.ws.send(Buffer.concat([Buffer.from('"'), NOT_UTF8, Buffer.from('"')]), { binary: false });
+      assert.equal((await once(bad.ws, "close"))[0], 1007);
+      const big = await socketTo(port);
+      big.ws.send("x".repeat(4096));
+      assert.equal((await once(big.ws, "close"))[0], 1009);
+      assert.equal((await request(port, "GET", "/health")).status, 200);
+      await new Promise((r) => setTimeout(r, 200));
+      const errors = lines.filter((l) => l.level >= 50);
+      assert.deepEqual(errors, []);
+      assert.ok(lines.some((l) => l.msg === "client error over /ws"));
+    },
+    {},
+    { logger, limits: { pushBodyBytes: 2048 } },
+  );
+});
+
+test("a query integer beyond 2^53 − 1 is refused quoting the text as sent", () =>
+  served("rest", async ({ t, port }) => {
+    const { id } = await t.contract();
+    for (const text of ["9007199254740993", "9007199254740992"]) {
+      const res = await request(port, "GET", `/contracts/${id}/log?offset=${text}`);
+      assert.equal(res.status, 400);
+      assert.equal(res.json.code, "INVALID_REQUEST");
+      assert.equal(res.json.details?.field, "querystring/offset");
+      assert.ok(String(res.json.error).includes(`"${text}"`), String(res.json.error));
+    }
+    assert.equal((await request(port, "GET", `/contracts/${id}/log?offset=9007199254740991`)).status, 200);
+  }));

@@ -192,10 +192,11 @@ function parseError(err: unknown): RpcResponse {
   return failure(null, { code: PARSE_ERROR, message: `Parse error: ${e.message}`, data: dataOf(e) });
 }
 
-function invalid(why: string): RpcError {
+/** The -32600 error: what was sent is not a JSON-RPC request (`reason` says why, for programs). */
+export function invalid(why: string, reason = "invalid_request"): RpcError {
   return {
     code: INVALID_REQUEST,
     message: `Invalid Request: ${why}`,
-    data: { code: "INVALID_REQUEST", details: { reason: "invalid_request" } },
+    data: { code: "INVALID_REQUEST", details: { reason } },
   };
 }

@@ -14,7 +14,7 @@ import type { Caller, CommitEvent } from "../hub/HubApi.js";
 import { VERSION } from "../lib/version.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
-import { failure, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
+import { failure, invalid, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
 import { toContractError } from "./toContractError.js";
 
@@ -73,7 +73,6 @@ export class SocketSession {
       this.#subs.clear();
     });
     this.#socket.on("message", async (data, isBinary) => {
-      const text = isBinary ? "" : data.toString();
       // Each frame is a request: it spends the key's (or the address's) tokens, and a key
       // revoked elsewhere (another hub instance) is noticed before the frame runs: the
       // socket's key and every key a subscription was made under.
@@ -84,6 +83,15 @@ export class SocketSession {
         this.send(failure(null, toRpcError(toContractError(err))));
         return;
       }
+      if (isBinary) {
+        // Requests are JSON texts; a binary frame is refused as such, whatever it holds.
+        this.send(
+          failure(null, invalid("binary frames are not accepted; send each request as a text frame", "binary_frame")),
+        );
+        return;
+      }
+      // ws has checked that a text frame is UTF-8 (closing with 1007 otherwise).
+      const text = data.toString();
       for (const k of this.#keysInUse()) if (!(await this.#options.registry.isActive(k))) this.#onRevoked(k);
       const ctx: SocketContext = {
         hub: this.#options.hub,

@@ -204,7 +204,20 @@ export async function createBaseApp(
     });
     reply.code(404).type("application/json").send(errorBody(err));
   });
-  await app.register(websocket, { options: { maxPayload: limits.pushBodyBytes } });
+  await app.register(websocket, {
+    options: { maxPayload: limits.pushBodyBytes },
+    // A frame ws refuses (not UTF-8, over the size limit, bad framing) is the client's error:
+    // ws answers it with its close code (1007, 1009, 1002) and closes; logged, not as the hub's.
+    errorHandler: (err, socket, request) => {
+      const code = (err as { code?: string }).code;
+      if (code?.startsWith("WS_ERR_")) {
+        request.log.info({ code, message: err.message }, "client error over /ws");
+        return;
+      }
+      request.log.error({ err }, "INTERNAL error over /ws");
+      socket.terminate();
+    },
+  });
   // The pino instance narrows the logger type; callers only need the default instance type.
   return app as unknown as FastifyInstance;
 }

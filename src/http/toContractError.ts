@@ -44,7 +44,14 @@ export function toContractError(err: unknown, bodyLimit?: number): ContractError
         reason: e.code.toLowerCase(),
       });
   }
-  // Other client errors fastify raises itself (aborted bodies, bad encodings) carry a 4xx status.
+  // A client that closed its connection while its body was read: its error, not the hub's
+  // (Node's "aborted", which fastify marks 400).
+  if (e.code === "ECONNRESET" && typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    return new ContractError("INVALID_REQUEST", "The client closed the connection before its body was read", {
+      reason: "client_aborted",
+    });
+  }
+  // Other client errors fastify raises itself (bad encodings) carry a 4xx status.
   if (typeof e.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500 && e.code?.startsWith("FST_")) {
     return new ContractError("INVALID_REQUEST", `Invalid request: ${e.message ?? e.code}`, {
       reason: e.code.toLowerCase(),

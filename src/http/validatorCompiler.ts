@@ -2,7 +2,8 @@
  * Fastify validator compiler on TypeBox's compiled checks. Bodies are checked as sent (no
  * coercion: a string where a number belongs is a 400). Path and query values arrive as
  * strings; only those spelled exactly as a decimal integer become numbers, so `limit=1.5`
- * or `limit=1e3` fail instead of being rounded.
+ * or `limit=1e3` fail instead of being rounded, and a decimal integer beyond 2^53 − 1 is
+ * refused quoting the text as sent (as a number it would already be rounded).
  */
 import type { FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
@@ -15,10 +16,29 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   const check = Compile(schema);
   return (value: unknown) => {
     const v = httpPart === "body" ? value : convertIntegers(schema, value);
+    if (v instanceof UnsafeInteger) return { error: [v.error()] as never };
     if (check.Check(v)) return { value: v };
     return { error: [...check.Errors(v)] as never };
   };
 };
+
+/** A query or path value spelled as an integer that no JavaScript number holds exactly. */
+class UnsafeInteger {
+  constructor(
+    readonly key: string,
+    readonly text: string,
+  ) {}
+
+  /** The validation error fastify reports (field, keyword and message as TypeBox's would be). */
+  error() {
+    return {
+      instancePath: `/${this.key}`,
+      keyword: "maximum",
+      params: { limit: Number.MAX_SAFE_INTEGER },
+      message: `must be an integer within ±${Number.MAX_SAFE_INTEGER}, got ${JSON.stringify(this.text)}`,
+    };
+  }
+}
 
 function convertIntegers(schema: TSchema, value: unknown): unknown {
   const props = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties;
@@ -27,7 +47,11 @@ function convertIntegers(schema: TSchema, value: unknown): unknown {
   for (const [key, prop] of Object.entries(props)) {
     const v = out[key];
     const integral = prop.type === "integer" || prop.anyOf?.some((s) => s.type === "integer");
-    if (integral && typeof v === "string" && DECIMAL.test(v)) out[key] = Number(v);
+    if (integral && typeof v === "string" && DECIMAL.test(v)) {
+      const n = Number(v);
+      if (!Number.isSafeInteger(n)) return new UnsafeInteger(key, v);
+      out[key] = n;
+    }
   }
   return out;
 }
