@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Actor, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
+import { type Answer, json, startTamperingProxy, type TamperingProxy } from "./support/tamperingProxy.js";
 
 interface ErrorDoc {
   code: string;
@@ -46,7 +47,11 @@ before(async () => {
   tillId = await init("till");
   otherId = await init("other");
 });
-after(async () => hub?.stop());
+let proxy: TamperingProxy | undefined;
+after(async () => {
+  await proxy?.close();
+  await hub?.stop();
+});
 
 async function refused(args: string[], cwd: string, exit = 1): Promise<ErrorDoc> {
   const r = await treasury.run([...args, "--json"], cwd);
@@ -141,6 +146,56 @@ describe("a push refused part-way", () => {
     assert.equal(whole.details?.pushed, 0);
     assert.deepEqual(whole.details?.refused, { index: bad.index, hash: bad.hash });
     await treasury.ok(["reset", "--hard", "origin"], till);
+  });
+
+  it("takes the refused commit from the hub's commit_index and commit_hash, and guesses only for a hub without them", async () => {
+    const vault = dir("vault");
+    // Two SENDs in one request; the hub refuses the second (its recipient does not exist),
+    // which neither the message nor the kind of operation singles out.
+    const first = await treasury.ok<{ hash: string; index: number }>(
+      ["send", "--asset", "GOLD", "--to", tillId, "--amount", "1"],
+      vault,
+    );
+    const second = await treasury.ok<{ hash: string; index: number }>(
+      ["send", "--asset", "GOLD", "--to", "nowhere", "--amount", "1"],
+      vault,
+    );
+    const named = await refused(["push"], vault);
+    assert.deepEqual(
+      [named.code, named.details?.reason, named.details?.commit_index, named.details?.commit_hash],
+      ["VALIDATION_FAILED", "recipient_not_found", second.index, second.hash],
+    );
+    assert.deepEqual(named.details?.refused, { index: second.index, hash: second.hash });
+
+    proxy = await startTamperingProxy(hub.url);
+    const push = `/contracts/${vaultId}/push`;
+    /** The hub's refusal of the push with its details rewritten by `edit`. */
+    const rewriting =
+      (edit: (details: Record<string, unknown>) => void) =>
+      (path: string, up: Answer): Answer => {
+        if (path !== push || up.status < 400) return up;
+        const body = JSON.parse(up.body) as { details: Record<string, unknown> };
+        edit(body.details);
+        return json(up.status, body);
+      };
+    // A hub that names the refused commit while its refusal also names another commit of the
+    // request (as a RECV's refusal names its SEND): the commit it names as refused is reported.
+    proxy.rule = rewriting((d) => {
+      d.send_commit_id = first.hash;
+    });
+    const byHub = await refused(["push", "--hub", proxy.url], vault);
+    assert.deepEqual(byHub.details?.refused, { index: second.index, hash: second.hash });
+    // An older hub, which names no commit: the guess cannot tell the two SENDs apart.
+    proxy.rule = rewriting((d) => {
+      delete d.commit_index;
+      delete d.commit_hash;
+    });
+    const older = await refused(["push", "--hub", proxy.url], vault);
+    assert.deepEqual(
+      [older.details?.refused, older.details?.refused_among],
+      [undefined, { from: first.index, to: second.index }],
+    );
+    await treasury.ok(["reset", "--hard", "origin"], vault);
   });
 
   it("a diverged copy is told to reset, not to pull; a reader is told how to get write access", async () => {

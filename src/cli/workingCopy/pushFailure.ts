@@ -2,8 +2,9 @@
  * What a failed push leaves behind, and what to do next. A push goes out in atomic requests:
  * those before the refused one stay stored on the hub, so the working copy takes the hub's
  * copies of them (as a successful push does) before the refusal is reported; the refusal
- * then says how many commits the hub stored, which commit it refused, and the way on that
- * works from here (pull, reset, or asking the owner for access).
+ * then says how many commits the hub stored, which commit it refused (as the hub names it, or
+ * guessed for an older hub), and the way on that works from here (pull, reset, or asking the
+ * owner for access).
  */
 import type { HubClient } from "../../client/HubClient.js";
 import type { RecvValue } from "../../contract/Commit.js";
@@ -69,7 +70,7 @@ export async function explainPushFailure(
   // request stored nothing, whether or not the hub could be asked again).
   const batch =
     settled.kind !== "unknown" || unpushed.length <= batchSize ? unpushed.slice(stored, stored + batchSize) : [];
-  const refused = refusedCommit(batch, err);
+  const refused = namedByHub(unpushed, err) ?? refusedCommit(batch, err);
   let what = "";
   if (refused !== undefined) {
     details.refused = { index: refused.index, hash: refused.hash };
@@ -101,10 +102,21 @@ async function settle(wc: WorkingCopy, client: HubClient): Promise<Settled> {
 }
 
 /**
- * The commit of the refused request that the hub's error is about. The hub refuses a request
- * as a whole and does not name the commit, so: the request's only commit; else the RECV of the
- * SEND the error names, or the commit it names; else the one commit doing the kind of
- * operation the error is about ("SEND rejected: …"). Undefined when that leaves a choice.
+ * The commit the hub named as refused (`details.commit_hash`, and `commit_index` once it had
+ * read the log: docs/api.md), when it is one this push sent.
+ */
+function namedByHub(unpushed: readonly StoredCommit[], err: ContractError): StoredCommit | undefined {
+  const hash = err.details?.commit_hash;
+  const index = err.details?.commit_index;
+  if (typeof hash === "string") return unpushed.find((c) => c.hash === hash);
+  return typeof index === "number" ? unpushed.find((c) => c.index === index) : undefined;
+}
+
+/**
+ * The commit of the refused request that the hub's error is about, guessed for a hub that
+ * does not name it (older than `details.commit_hash`): the request's only commit; else the
+ * RECV of the SEND the error names, or the commit it names; else the one commit doing the
+ * kind of operation the error is about ("SEND rejected: …"). Undefined when that leaves a choice.
  */
 function refusedCommit(batch: readonly StoredCommit[], err: ContractError): StoredCommit | undefined {
   if (batch.length <= 1) return batch[0];
