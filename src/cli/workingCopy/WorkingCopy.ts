@@ -2,7 +2,8 @@
  * A working copy (docs/cli.md): a folder with `.contract/` holding
  *   config.json      {hub, contract_id, key?}: what init/clone remembered
  *   origin.json      {head, length}: how much of the local log the hub is known to hold
- *   commits/NNNNNNNNNN.json   one stored commit per file, index order (StoredCommit JSON)
+ *   commits/NNNNNNNNNN.json   one stored commit per file, index order (StoredCommit JSON; a
+ *                             commit taken from the hub keeps its `leafIndex`, older files lack it)
  * Commits before `origin.length` came from (or went to) the hub; later ones are local,
  * unpushed. One file per commit keeps a damaged commit attributable to its index.
  */
@@ -186,6 +187,22 @@ export class WorkingCopy {
       parent = c.hash;
       return c;
     });
+  }
+
+  /**
+   * The leaf index the hub gave the commit at `index`, kept since it was pulled or pushed, if
+   * that file holds the commit `hash`. Undefined for a local commit, a file written before
+   * leaf indexes were kept, or a file that is not that commit: reading the whole log to find
+   * out costs a hash per commit, and readCommits reports the damage to the commands that read it.
+   */
+  leafIndexOf(index: number, hash: string): number | undefined {
+    try {
+      const c = JSON.parse(readFileSync(join(this.dir, "commits", fileName(index)), "utf8")) as Partial<StoredCommit>;
+      const leaf = c?.leafIndex;
+      return c?.hash === hash && typeof leaf === "number" && Number.isSafeInteger(leaf) && leaf >= 0 ? leaf : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Writes commits at positions `from`, `from + 1`, … and removes any later file. */

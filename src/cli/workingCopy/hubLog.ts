@@ -3,7 +3,8 @@
  * `init` pin the hub's log key in `.contract/log.json`; every `pull`, `push` and
  * `verify --remote` then checks the hub's current checkpoint against that key, its
  * consistency with the newest checkpoint kept there, and the inclusion of the working copy's
- * head, and keeps the new checkpoint only when all three hold. A rollback or a fork stops
+ * head (at the leaf the hub gave it, when the copy kept that), and keeps the new checkpoint
+ * only when all three hold. A rollback or a fork stops
  * the command (exit 1) with the hub, both sizes and the failed check.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -87,7 +88,13 @@ export async function checkWorkingCopyLog(
   pinned?: PinnedLogKey,
 ): Promise<VerifiedCheckpoint> {
   const state = read(wc) ?? { ...(pinned ?? (await fetchLogKey(client))), checkpoint: null };
-  const checkpoint = await checkHubLog(client, state, state.checkpoint, wc.origin().head, { headWaitMs: HEAD_WAIT_MS });
+  const origin = wc.origin();
+  // The leaf the hub gave the head when it was pulled or pushed: its answers now must agree.
+  const headLeafIndex = wc.leafIndexOf(origin.length - 1, origin.head);
+  const checkpoint = await checkHubLog(client, state, state.checkpoint, origin.head, {
+    headWaitMs: HEAD_WAIT_MS,
+    ...(headLeafIndex === undefined ? {} : { headLeafIndex }),
+  });
   write(wc, { ...state, checkpoint });
   return checkpoint;
 }

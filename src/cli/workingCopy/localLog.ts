@@ -53,7 +53,8 @@ export async function acceptNext(
 
 /**
  * Validates commits from the hub (untrusted: hashes, links, signatures) on top of `log`;
- * returns the state after them and the stored forms. Nothing is written here.
+ * returns the state after them and the stored forms, which keep the hub's receipt time and
+ * leaf index. Nothing is written here.
  */
 export async function acceptPulled(
   contractId: string,
@@ -71,13 +72,23 @@ export async function acceptPulled(
       wasm: localWasmRunner(),
     });
     state = genesis.state;
-    log.push(genesis.stored);
+    log.push(withLeaf(genesis.stored, first));
     rest = pulled.slice(1);
   } else {
     state = await stateOf(contractId, log);
   }
-  for (const c of rest) await acceptNext(state, log, wireOf(c), c.timestamp);
+  for (const c of rest) withLeaf(await acceptNext(state, log, wireOf(c), c.timestamp), c);
   return { state, log };
+}
+
+/**
+ * `stored` with the leaf the hub gave the pulled commit `c` in its transparency log, when it
+ * gave one: kept so that a later check of the log holds the hub to it (docs/transparency.md).
+ */
+function withLeaf(stored: StoredCommit, c: PulledCommit): StoredCommit {
+  const leaf = c.leaf_index;
+  if (typeof leaf === "number" && Number.isSafeInteger(leaf) && leaf >= 0) stored.leafIndex = leaf;
+  return stored;
 }
 
 /** The push format of a pulled commit (drops `body` and `timestamp`). */
