@@ -24,6 +24,9 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
   assert.equal(loadStartConfig({}, { HUB_CHECK_BUDGET: "7" }).checkBudget, 7);
   assert.equal(loadStartConfig({}, { HUB_WORK_BUDGET: "0" }).workBudget, 0);
   assert.equal(loadStartConfig({}, { HUB_ANONYMOUS_SOCKETS: "3" }).anonymousSockets, 3);
+  assert.deepEqual([hostile.headersTimeoutMs, hostile.requestTimeoutMs], [10_000, 60_000]);
+  const slowLinks = loadStartConfig({ requestTimeout: "600000" }, { HUB_HEADERS_TIMEOUT: "20000" });
+  assert.deepEqual([slowLinks.headersTimeoutMs, slowLinks.requestTimeoutMs], [20_000, 600_000]);
   for (const [flags, env] of [
     [{ port: "70000" }, {}],
     [{ port: "-1" }, {}],
@@ -33,6 +36,8 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
     [{ snapshotEvery: "-5" }, {}],
     [{ checkBudget: "0" }, {}],
     [{}, { HUB_CHECK_BUDGET: "1e8" }],
+    [{ requestTimeout: "0" }, {}],
+    [{}, { HUB_HEADERS_TIMEOUT: "10s" }],
   ] as const) {
     assert.throws(() => loadStartConfig(flags, env), ConfigError);
   }

@@ -2,6 +2,7 @@
  * `contract-hub start` configuration (docs/api.md): defaults, then `HUB_*` environment
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../http/HttpOptions.js";
 import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";
 import { parseWitnessVerifierKey, type WitnessKey } from "../tlog/cosignature.js";
 
@@ -28,6 +29,10 @@ export interface StartConfig {
   workBudget: number;
   /** Anonymous WebSocket connections per address; 0 = no cap. */
   anonymousSockets: number;
+  /** Milliseconds to receive a request's line and headers (at most `requestTimeoutMs`). */
+  headersTimeoutMs: number;
+  /** Milliseconds to receive a whole request, body included (past it: 408 request_timeout). */
+  requestTimeoutMs: number;
   /** State visits one request's model checks may spend together (past it: 422 check_budget). */
   checkBudget: number;
   /** Witnesses whose cosignatures checkpoints need (`--witness <verifier key>@<url>`). */
@@ -56,6 +61,8 @@ export interface StartFlags {
   logOrigin?: string;
   workBudget?: string;
   anonymousSockets?: string;
+  headersTimeout?: string;
+  requestTimeout?: string;
   checkBudget?: string;
   witness?: string[];
   witnessQuorum?: string;
@@ -83,6 +90,8 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   logOrigin: null,
   workBudget: 5_000,
   anonymousSockets: 100,
+  headersTimeoutMs: HEADERS_TIMEOUT_MS,
+  requestTimeoutMs: REQUEST_TIMEOUT_MS,
   checkBudget: 100_000_000,
   witnesses: [],
   witnessQuorum: 0,
@@ -111,6 +120,8 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   }
   const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
   const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
+  const headersTimeout = pick(flags.headersTimeout, "HUB_HEADERS_TIMEOUT");
+  const requestTimeout = pick(flags.requestTimeout, "HUB_REQUEST_TIMEOUT");
   const checkBudget = pick(flags.checkBudget, "HUB_CHECK_BUDGET");
   const witnessSpecs = flags.witness ?? (env.HUB_WITNESSES ?? "").split(/\s+/).filter(Boolean);
   const witnesses = witnessSpecs.map(witnessSpec);
@@ -137,6 +148,13 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     anonymousSockets: anonymousSockets
       ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
       : DEFAULT_CONFIG.anonymousSockets,
+    // A big push on a slow link needs longer than the default minute; an hour is the ceiling.
+    headersTimeoutMs: headersTimeout
+      ? integer(headersTimeout, 100, 3_600_000, "--headers-timeout")
+      : DEFAULT_CONFIG.headersTimeoutMs,
+    requestTimeoutMs: requestTimeout
+      ? integer(requestTimeout, 100, 3_600_000, "--request-timeout")
+      : DEFAULT_CONFIG.requestTimeoutMs,
     checkBudget: checkBudget
       ? integer(checkBudget, 1, Number.MAX_SAFE_INTEGER, "--check-budget")
       : DEFAULT_CONFIG.checkBudget,

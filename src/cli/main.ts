@@ -44,6 +44,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--witness-interval <ms>", "time between submissions to the witnesses (default 1000)")
     .option("--work-budget <ms>", "expensive work per identity or address, CPU-ms a minute, 0 = off (default 5000)")
     .option("--anonymous-sockets <n>", "anonymous WebSocket connections per address, 0 = no cap (default 100)")
+    .option("--headers-timeout <ms>", "time to receive a request's headers (env HUB_HEADERS_TIMEOUT; default 10000)")
+    .option("--request-timeout <ms>", "time to receive a whole request (env HUB_REQUEST_TIMEOUT; default 60000)")
     .option(
       "--check-budget <visits>",
       "state visits one request's model checks may spend together (env HUB_CHECK_BUDGET; default 100000000)",

@@ -103,6 +103,8 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: config.rateLimit,
     anonymousSockets: config.anonymousSockets,
+    headersTimeoutMs: config.headersTimeoutMs,
+    requestTimeoutMs: config.requestTimeoutMs,
     // Behind a reverse proxy (docs/security.md): "true", or the proxy addresses, comma-separated.
     ...(env.HUB_TRUST_PROXY ? { trustProxy: env.HUB_TRUST_PROXY === "true" ? true : env.HUB_TRUST_PROXY } : {}),
     logger,

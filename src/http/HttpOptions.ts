@@ -5,6 +5,10 @@ import type { Limits } from "../contract/limits.js";
 import type { HubApi } from "../hub/HubApi.js";
 import type { RateLimiter } from "./RateLimiter.js";
 
+/** Defaults of `headersTimeoutMs` and `requestTimeoutMs` (docs/api.md). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+
 /** Everything the HTTP, JSON-RPC and WebSocket adapters need. */
 export interface HttpOptions {
   hub: HubApi;

@@ -14,7 +14,7 @@ import { withLimits } from "../contract/limits.js";
 import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
 import { clientErrorAnswer } from "./clientErrorAnswer.js";
 import { httpStatusOf, errorBody as restErrorBody } from "./errorTable.js";
-import type { HttpOptions } from "./HttpOptions.js";
+import { HEADERS_TIMEOUT_MS, type HttpOptions, REQUEST_TIMEOUT_MS } from "./HttpOptions.js";
 import { parseJsonBody } from "./parseJsonBody.js";
 import { limiterFor } from "./RateLimiter.js";
 import { toContractError } from "./toContractError.js";
@@ -50,9 +50,6 @@ declare module "fastify" {
 
 const EMPTY = Buffer.alloc(0);
 
-/** Defaults of HttpOptions' `headersTimeoutMs` and `requestTimeoutMs` (docs/api.md). */
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 60_000;
 /** After refusing a request the parser could not read, how long its connection may still drain. */
 const DRAIN_MS = 2_000;
 
