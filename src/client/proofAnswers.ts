@@ -5,9 +5,10 @@
  * check's CORRUPTED error).
  */
 
+import { isLowerHex } from "../contract/hex.js";
+
 /** More hashes than any proof in a tree of 2^53 leaves needs (inclusion ≤ 53, consistency ≤ 2 · 53). */
 const MAX_PROOF_HASHES = 128;
-const HASH = /^[0-9a-f]{64}$/;
 
 export interface InclusionAnswer {
   leaf_index: number;
@@ -27,8 +28,7 @@ const isSize = (x: unknown): x is number => typeof x === "number" && Number.isSa
 function proofOf(x: unknown): Buffer[] | string {
   if (!Array.isArray(x)) return "its proof is not a list of hashes";
   if (x.length > MAX_PROOF_HASHES) return `its proof has ${x.length} hashes`;
-  for (const h of x)
-    if (typeof h !== "string" || !HASH.test(h)) return "its proof holds a value that is not a hex SHA-256 hash";
+  for (const h of x) if (!isLowerHex(h, 32)) return "its proof holds a value that is not a hex SHA-256 hash";
   return x.map((h: string) => Buffer.from(h, "hex"));
 }
 
