@@ -7,10 +7,12 @@ import { postBatch, TurnBatcher } from "./TurnBatcher.js";
 test("turn: what the callbacks of one loop iteration push is handed over as one batch, in order", async () => {
   const batches: number[][] = [];
   const batcher = new TurnBatcher<number>((b) => batches.push(b));
-  // Three timers due together run in one timers phase, as requests read in one poll phase do.
+  // Immediates queued together run in one check phase (microtasks between them), as requests
+  // read in one poll phase do. Not timers: Node reads the clock at each setTimeout, so timers
+  // set in a row can straddle a millisecond and fall due in different loop iterations.
   await new Promise<void>((resolve) => {
-    for (const n of [1, 2, 3]) setTimeout(() => batcher.push(n), 0);
-    setTimeout(resolve, 0);
+    for (const n of [1, 2, 3]) setImmediate(() => batcher.push(n));
+    setImmediate(resolve);
   });
   assert.deepEqual(batches, [], "nothing is handed over before the check phase");
   await nextTurn();

@@ -240,12 +240,13 @@ describe("SqliteStore", () => {
     await store.appendCommits("warm", null, testChain("warm", 1), contract());
     const before = store.stats();
     const n = 8;
-    // Separate callbacks of one timers phase, as separate requests' handlers of one poll phase.
+    // Separate callbacks of one check phase, as separate requests' handlers of one poll phase.
+    // (Not timers: each setTimeout reads the clock, so a row of them can fall due in two turns.)
     const appends = await new Promise<Promise<void>[]>((resolve) => {
       const started: Promise<void>[] = [];
       for (let i = 0; i < n; i++)
-        setTimeout(() => started.push(store.appendCommits(`t${i}`, null, testChain(`t${i}`, 1), contract())), 0);
-      setTimeout(() => resolve(started), 0);
+        setImmediate(() => started.push(store.appendCommits(`t${i}`, null, testChain(`t${i}`, 1), contract())));
+      setImmediate(() => resolve(started));
     });
     await Promise.all(appends);
     const s = store.stats();
