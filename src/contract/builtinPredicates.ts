@@ -141,6 +141,6 @@ export function isBuiltinPredicate(name: string): boolean {
 }
 
 export function evaluateBuiltin(name: string, args: readonly string[], input: PredicateInput): PredicateResult | null {
-  const fn = BUILTINS[name];
-  return fn === undefined ? null : fn(args, input);
+  // Own keys only: a custom predicate may be called `toString` or `__proto__`.
+  return isBuiltinPredicate(name) ? BUILTINS[name]!(args, input) : null;
 }

@@ -36,7 +36,7 @@ export function validActions(state: ContractState): ValidAction[] {
     const statics = positive.filter((p) => p.args === null && p.name !== "adds_rule").map((p) => p.name);
     const action = statics.find((n) => !METHODS.has(n)) ?? statics.find((n) => METHODS.has(n)) ?? "";
     const signers = positive.flatMap((p) => {
-      const i = SIGNER_ARG[p.name];
+      const i = Object.hasOwn(SIGNER_ARG, p.name) ? SIGNER_ARG[p.name] : undefined;
       return i === undefined || p.args === null || p.args[i] === undefined ? [] : [p.args[i]!];
     });
     const first = positive.find((p) => p.name === "signed_by" && p.args !== null);

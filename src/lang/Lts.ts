@@ -96,8 +96,8 @@ const PARTY_NAME = /^[A-Za-z0-9_-]+$/;
  * only shorthand is a party name as the `signed_by` argument (docs/language.md).
  */
 export function relativePathProblem(p: Property): string | null {
-  const index = PATH_ARGUMENT[p.name];
-  if (index === undefined || p.args === null) return null;
+  if (!Object.hasOwn(PATH_ARGUMENT, p.name) || p.args === null) return null;
+  const index = PATH_ARGUMENT[p.name]!;
   const arg = p.args[index];
   if (arg === undefined || arg.startsWith("/")) return null;
   if (p.name === "signed_by" && PARTY_NAME.test(arg)) return null;

@@ -31,7 +31,8 @@ export const PREDICATE_ALIASES: Readonly<Record<string, string>> = { sets: "post
  * `adds_rule` means the same with or without empty parentheses.
  */
 export function canonicalProperty(p: Property): Property {
-  const name = PREDICATE_ALIASES[p.name] ?? p.name;
+  // Own keys only: a property may be called `constructor` or `toString`.
+  const name = Object.hasOwn(PREDICATE_ALIASES, p.name) ? PREDICATE_ALIASES[p.name]! : p.name;
   let args = p.args;
   if (name === "adds_rule" && args !== null && args.length === 0) args = null;
   if (name === "signed_by" && args !== null && args.length === 1 && !args[0]!.startsWith("/")) {

@@ -41,7 +41,8 @@ function readProperty(c: TokenCursor): Property {
     if (!c.is(")")) c.fail([",", ")"], "in argument list");
   }
   c.next();
-  return { sign, name: PREDICATE_ALIASES[name] ?? name, args };
+  // Own keys only: a property may be called `toString` or `__proto__`.
+  return { sign, name: Object.hasOwn(PREDICATE_ALIASES, name) ? PREDICATE_ALIASES[name]! : name, args };
 }
 
 /**
