@@ -170,6 +170,21 @@ test("memory: growth past the page limit is refused, declaring more is invalid, 
   assert.equal((await runner.evaluate(await compileWat(declared), input([]))).cause, "invalid_module");
 });
 
+test("a huge table is an invalid module that never runs (instantiating it would exhaust the worker's heap)", async () => {
+  // V8 allocates a declared table up front: 10 million entries overran the worker's heap limit
+  // in one allocation, which aborted the whole process, not just the worker.
+  const huge = abiModuleWat("(i32.const 0)", "(table 10000000 funcref)");
+  const r = await runner.evaluate(await compileWat(huge), input([]));
+  assert.equal(r.cause, "invalid_module");
+  assert.equal(r.gas_used, 0);
+  assert.match(r.errors[0]!, /^invalid_module: table size: /);
+  const small = abiModuleWat(
+    "(i32.const 512)",
+    `(table 65536 funcref) (data (i32.const 512) "\\0e\\00\\00\\00{\\"valid\\":true}")`,
+  );
+  assert.equal((await runner.evaluate(await compileWat(small), input([]))).valid, true);
+});
+
 test("a large memory.fill is charged per byte", async () => {
   const fill = await fixture("fill");
   const r = await runner.evaluate(fill, input([]));

@@ -92,6 +92,7 @@ test("reserved export names and oversized memories are refused", async () => {
       (func (export "evaluate") (param i32 i32) (result i32) (i32.const 0)))`;
   await rejects(mem("257"), "memory pages");
   await rejects(mem("1 300"), "memory pages");
+  await rejects(abiModule("(i32.const 0)", "(table 65537 funcref)"), "table size");
   instrumentModule(await compileWat(mem("256")), 256);
   assert.throws(
     () => instrumentModule(new Uint8Array(0), 256),

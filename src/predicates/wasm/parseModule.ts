@@ -39,6 +39,9 @@ export interface ParsedModule {
   start: number | undefined;
 }
 
+/** Most elements a module's table may declare (its functions reachable by call_indirect). */
+export const MAX_TABLE_ELEMENTS = 65_536;
+
 /** Section ids in the order the binary format requires (custom sections, id 0, may go anywhere). */
 export const SECTION_ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
 
@@ -48,7 +51,7 @@ const EVALUATE_TYPE: FuncType = { params: [ValType.i32, ValType.i32], results: [
 
 /**
  * Reads a module's sections and enforces the predicate policy: only `env.abort` imported,
- * one memory of at most `maxMemoryPages` pages, the ABI exports, and
+ * one memory of at most `maxMemoryPages` pages, a table of at most `MAX_TABLE_ELEMENTS`, the ABI exports, and
  * no instruction or type outside MVP integer code + sign extension + bulk memory +
  * multi-value. Throws `InvalidModuleError` naming the first violation.
  */
@@ -183,7 +186,12 @@ function readTables(s: ByteReader): void {
   if (n === 1) {
     const t = s.u8();
     if (t !== ValType.funcref) throw new InvalidModuleError("reference types", `table of type 0x${t.toString(16)}`);
-    readLimits(s, "table");
+    // V8 allocates the declared minimum on the worker's heap at instantiation, unmetered; ten
+    // million entries overran the heap limit in one allocation and aborted the whole process.
+    // The table cannot grow (table.grow is refused), so the minimum is all it will ever hold.
+    const { min } = readLimits(s, "table");
+    if (min > MAX_TABLE_ELEMENTS)
+      throw new InvalidModuleError("table size", `table declares ${min} elements, the limit is ${MAX_TABLE_ELEMENTS}`);
   }
 }
 
