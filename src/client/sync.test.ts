@@ -18,10 +18,25 @@ class CountingClient extends HubClient {
   requests = 0;
   open = 0;
   maxOpen = 0;
-  /** Milliseconds to hold back the request with this (0-based) number. */
-  hold = new Map<number, number>();
+  /**
+   * Requests to hold back (by 0-based number) until another one has been answered: an order
+   * of arrival the test decides, where a fixed delay would lose the race on a slow machine.
+   */
+  holdUntilAnswered = new Map<number, number>();
   /** The first commit of each request, in the order they were sent. */
   sent: string[] = [];
+  readonly #answered = new Map<number, { promise: Promise<void>; resolve: () => void }>();
+
+  #answer(n: number) {
+    let entry = this.#answered.get(n);
+    if (entry === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      entry = { promise, resolve };
+      this.#answered.set(n, entry);
+    }
+    return entry;
+  }
 
   override async push(id: string, commits: WireCommit[]): Promise<{ pushed: number; head: string }> {
     const n = this.requests++;
@@ -29,11 +44,12 @@ class CountingClient extends HubClient {
     this.open++;
     this.maxOpen = Math.max(this.maxOpen, this.open);
     try {
-      const ms = this.hold.get(n);
-      if (ms !== undefined) await new Promise((r) => setTimeout(r, ms));
+      const after = this.holdUntilAnswered.get(n);
+      if (after !== undefined) await this.#answer(after).promise;
       return await super.push(id, commits);
     } finally {
       this.open--;
+      this.#answer(n).resolve();
     }
   }
 }
@@ -97,7 +113,7 @@ describe("pushInBatches", () => {
     const { id, commits } = history(29, "o");
     const c = client();
     // The first request waits until the second has been refused as stale.
-    c.hold.set(0, 300);
+    c.holdUntilAnswered.set(0, 1);
     const result = await pushInBatches(c, id, commits, { batchSize: 6, inFlight: 2 });
     assert.deepEqual(result, { pushed: 30, head: commits.at(-1)!.hash });
     // The second batch went out again before the third went out at all: sent beside the
