@@ -164,3 +164,63 @@ describe("every template walks a signed happy path at the engine level", () => {
     assert.equal(current(d), "completed");
   });
 });
+
+describe("the terms a template's predicates read cannot be rewritten by a later commit", () => {
+  it("multisig: a signer cannot add a key of its own under /signers to meet the threshold alone", async () => {
+    const signers = ["s1", "s2", "s3"].map((n) => new Party(n));
+    const sock = new Party("sock");
+    const d = await ContractDriver.create("tpl_multisig", {
+      ...instantiateTemplate("multisig", { signers: signers.map((s) => s.identity), threshold: 2 }),
+      owner: signers[0]!.identity,
+    });
+    const s1: CommitSigner = { key: signers[0]!.seed, as: "/signers/signer_1.id" };
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/signers/sock.id", sock.key), op.action("PROPOSE")], [s1]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("PROPOSE")], [s1]);
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/signers/sock.id", sock.key), op.action("WITHDRAW")], [s1]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.equal(d.state.data.has("/signers/sock.id"), false);
+  });
+
+  it("service_agreement: the client cannot move the deadline to terminate early", async () => {
+    const { client, provider } = parties("client", "provider");
+    const d = await fromTemplate(
+      "service_agreement",
+      { client: client!.key, provider: provider!.key, deadline: FUTURE },
+      client!,
+    );
+    await d.commit([op.action("ACCEPT")], [provider!]);
+    await d.commit([op.action("DELIVER")], [provider!]);
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/terms/deadline.datetime", PAST), op.action("REQUEST_CHANGES")], [client!]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("REQUEST_CHANGES")], [client!]);
+    await assertContractErrorAsync(
+      () => d.commit([op.action("TERMINATE")], [client!]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.equal(d.state.data.get("/terms/deadline.datetime"), FUTURE);
+  });
+
+  it("atomic_swap: a locker cannot move the deadline to take its side back early", async () => {
+    const { party_a: a, party_b: b } = parties("party_a", "party_b");
+    const d = await fromTemplate("atomic_swap", { party_a: a!.key, party_b: b!.key, deadline: FUTURE }, a!);
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/terms/deadline.datetime", PAST), op.action("LOCK_A")], [a!]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("LOCK_A")], [a!]);
+    await assertContractErrorAsync(() => d.commit([op.action("REFUND")], [a!]), "VALIDATION_FAILED", "no_transition");
+    assert.equal(d.state.data.get("/terms/deadline.datetime"), FUTURE);
+  });
+});

@@ -27,16 +27,19 @@ export const atomicSwapTemplate: TemplateDefinition = {
     const p = new Parties(names);
     const a = p.signed("party_a");
     const b = p.signed("party_b");
+    // A commit may post alongside its action; one that moved the deadline could reopen the locks
+    // or the refunds at will, so no step writes it.
+    const fixed = `-modifies(${DEADLINE})`;
     const lines = [
       "initial init",
-      `init -> a_locked [+LOCK_A ${a} +before(${DEADLINE})]`,
-      `init -> b_locked [+LOCK_B ${b} +before(${DEADLINE})]`,
-      `a_locked -> locked [+LOCK_B ${b} +before(${DEADLINE})]`,
-      `b_locked -> locked [+LOCK_A ${a} +before(${DEADLINE})]`,
-      `a_locked -> refunded [+REFUND ${a} +after(${DEADLINE})]`,
-      `b_locked -> refunded [+REFUND ${b} +after(${DEADLINE})]`,
-      `locked -> swapped [+SWAP ${a}]`,
-      `locked -> swapped [+SWAP ${b}]`,
+      `init -> a_locked [+LOCK_A ${a} +before(${DEADLINE}) ${fixed}]`,
+      `init -> b_locked [+LOCK_B ${b} +before(${DEADLINE}) ${fixed}]`,
+      `a_locked -> locked [+LOCK_B ${b} +before(${DEADLINE}) ${fixed}]`,
+      `b_locked -> locked [+LOCK_A ${a} +before(${DEADLINE}) ${fixed}]`,
+      `a_locked -> refunded [+REFUND ${a} +after(${DEADLINE}) ${fixed}]`,
+      `b_locked -> refunded [+REFUND ${b} +after(${DEADLINE}) ${fixed}]`,
+      `locked -> swapped [+SWAP ${a} ${fixed}]`,
+      `locked -> swapped [+SWAP ${b} ${fixed}]`,
       "swapped -> swapped []",
       "refunded -> refunded []",
     ];

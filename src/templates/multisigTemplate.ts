@@ -49,14 +49,16 @@ export const multisigTemplate: TemplateDefinition = {
   },
   build(values) {
     const n = Number(values.threshold ?? 2);
-    const any = `+any_signed(${SIGNERS_DIR})`;
+    // A commit may post alongside its action; one that added a key under /signers would let a
+    // single signer meet the threshold with keys of its own, so no transition writes there.
+    const any = `+any_signed(${SIGNERS_DIR}) -modifies(${SIGNERS_DIR})`;
     const quorum = `threshold(${n}, ${SIGNERS_DIR})`;
     const lines = [
       "initial idle",
       `idle -> proposed [+PROPOSE ${any}]`,
       `proposed -> proposed [+PROPOSE ${any}]`,
       `proposed -> idle [+WITHDRAW ${any}]`,
-      `proposed -> executed [+EXECUTE +${quorum}]`,
+      `proposed -> executed [+EXECUTE +${quorum} -modifies(${SIGNERS_DIR})]`,
       `executed -> proposed [+PROPOSE ${any}]`,
     ];
     return {

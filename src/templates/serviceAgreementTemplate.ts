@@ -26,14 +26,17 @@ export const serviceAgreementTemplate: TemplateDefinition = {
   build(_values, names) {
     const p = new Parties(names);
     const client = p.signed("client");
+    // A commit may post alongside its action; one that moved the deadline would void the rule
+    // that protects the provider from an early termination, so no step writes it.
+    const fixed = `-modifies(${DEADLINE})`;
     const lines = [
       "initial proposed",
-      `proposed -> active [+ACCEPT ${p.signed("provider")}]`,
-      `proposed -> withdrawn [+WITHDRAW ${client}]`,
-      `active -> delivered [+DELIVER ${p.signed("provider")}]`,
-      `delivered -> active [+REQUEST_CHANGES ${client}]`,
-      `delivered -> completed [+APPROVE ${client}]`,
-      `active -> terminated [+TERMINATE ${client} +after(${DEADLINE})]`,
+      `proposed -> active [+ACCEPT ${p.signed("provider")} ${fixed}]`,
+      `proposed -> withdrawn [+WITHDRAW ${client} ${fixed}]`,
+      `active -> delivered [+DELIVER ${p.signed("provider")} ${fixed}]`,
+      `delivered -> active [+REQUEST_CHANGES ${client} ${fixed}]`,
+      `delivered -> completed [+APPROVE ${client} ${fixed}]`,
+      `active -> terminated [+TERMINATE ${client} +after(${DEADLINE}) ${fixed}]`,
       "completed -> completed []",
       "withdrawn -> withdrawn []",
       "terminated -> terminated []",
