@@ -139,4 +139,32 @@ describe("incoming and recv by prefix", () => {
       assert.equal(r.code, "USAGE");
     }
   });
+
+  it("counts unpushed RECVs in send's balance check: what one brings in may be sent on in the same push", async () => {
+    // till holds 3 GOLD on the hub, vault 5; the SEND of 2 to till from the first test is still pending.
+    const second = (await treasury.ok<IncomingDoc>(["incoming"], till)).sends[0]!.send_commit_id;
+    await treasury.ok(["recv", "--send", second], till);
+    await treasury.ok(["send", "--asset", "GOLD", "--to", vaultId, "--amount", "5"], till);
+    const over = await failed(["send", "--asset", "GOLD", "--to", vaultId, "--amount", "1"], till, 1);
+    assert.deepEqual(
+      [over.code, over.details?.reason, over.details?.available],
+      ["VALIDATION_FAILED", "insufficient_balance", 0],
+    );
+    await treasury.ok(["push"], till);
+
+    // A SEND to itself, received back before the push, leaves the balance as it was.
+    const self = (
+      await treasury.ok<{ hash: string }>(["send", "--asset", "GOLD", "--to", vaultId, "--amount", "5"], vault)
+    ).hash;
+    await treasury.ok(["recv", "--send", self], vault);
+    await treasury.ok(["send", "--asset", "GOLD", "--to", tillId, "--amount", "5"], vault);
+    await treasury.ok(["push"], vault);
+    for (const cwd of [till, vault]) {
+      const held = await treasury.ok<{ balances: { amount: number }[] }>(["balances"], cwd);
+      assert.deepEqual(
+        held.balances.map((b) => b.amount),
+        [0],
+      );
+    }
+  });
 });

@@ -1,15 +1,18 @@
 import { ContractError } from "../contract/ContractError.js";
+import type { StoredCommit } from "../contract/StoredCommit.js";
 import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
+import { allIncoming, unpushedReceipts, unpushedSendsTo } from "./incomingCommand.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
+import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { positiveInteger, required } from "./workingCopy/numbers.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 /**
  * `contract-hub send --asset ID --to CONTRACT --amount N`: a SEND commit. The model and rules
  * are checked here, and so is the balance as far as it can be known: the hub's books plus
- * the working copy's unpushed creates and sends. An overdraw is refused before it is
+ * the working copy's unpushed creates, sends and receipts. An overdraw is refused before it is
  * written, instead of sinking the whole push later. When the hub cannot be asked, the hub
  * checks the balance at push.
  */
@@ -39,14 +42,21 @@ export function sendCommand(
 /**
  * The balance of `asset` this contract will have after its unpushed commits: the hub's
  * booked amount (by `issuer/asset_id`, the contract's own asset, or the one held asset of
- * that id) plus pending creates and sends. Null when it cannot be known.
+ * that id) plus pending creates, sends and receipts. An unpushed RECV credits what its SEND
+ * carries (as the hub lists it, or an unpushed SEND to this contract), so what it brings in
+ * may be sent on in the same push. Null when it cannot be known.
  */
 async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<number | null> {
   const wc = WorkingCopy.find(cli.cwd);
+  const unpushed = wc.readCommits().slice(wc.origin().length);
   let books: Awaited<ReturnType<typeof hubAssets>>;
+  let received: number;
   try {
-    books = await Promise.race([
-      hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc),
+    [books, received] = await Promise.race([
+      Promise.all([
+        hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc),
+        receivedByUnpushed(cli, key, wc, unpushed, asset),
+      ]),
       new Promise<never>((_, fail) => setTimeout(() => fail(new Error("timeout")), 2000).unref()),
     ]);
   } catch {
@@ -58,7 +68,42 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
     books.balances.find((b) => `${b.issuer}/${b.asset_id}` === asset) ??
     byName.find((b) => b.issuer === own) ??
     (byName.length === 1 ? byName[0] : undefined);
-  const pending = pendingChanges(wc.readCommits().slice(wc.origin().length)).find((p) => p.asset_id === asset);
-  if (held === undefined && pending === undefined) return null;
-  return (held?.amount ?? 0) + (pending?.change ?? 0);
+  const pending = pendingChanges(unpushed).find((p) => p.asset_id === asset);
+  if (held === undefined && pending === undefined && received === 0) return null;
+  return (held?.amount ?? 0) + (pending?.change ?? 0) + received;
+}
+
+/** The id part of an asset name (`issuer/asset_id` or a plain `asset_id`). */
+const plainId = (name: string) => name.slice(name.indexOf("/") + 1);
+
+/**
+ * Whether a SEND of `name` (issued by `issuer` when known) may be the asset the user names.
+ * Generous on purpose: counting a RECV too many only leaves the overdraw to the hub's check.
+ */
+function mayBe(asset: string, name: string, issuer: string | null): boolean {
+  if (plainId(asset) !== plainId(name)) return false;
+  if (!asset.includes("/")) return true;
+  const from = issuer ?? (name.includes("/") ? name.slice(0, name.indexOf("/")) : null);
+  return from === null || asset === `${from}/${plainId(name)}`;
+}
+
+/** What the unpushed RECVs bring in of `asset`: the SENDs they take, as the hub lists them or as unpushed here. */
+async function receivedByUnpushed(
+  cli: Cli,
+  key: string | undefined,
+  wc: WorkingCopy,
+  unpushed: readonly StoredCommit[],
+  asset: string,
+): Promise<number> {
+  const taken = unpushedReceipts(unpushed);
+  if (taken.size === 0) return 0;
+  const id = wc.config.contract_id;
+  const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc));
+  const sends = [
+    ...(await allIncoming(client, id, true)).map((s) => ({ hash: s.send_commit_id, ...s })),
+    ...unpushedSendsTo(id, unpushed).map((s) => ({ hash: s.hash, ...s.value, issuer: null })),
+  ];
+  return sends
+    .filter((s) => taken.has(s.hash) && mayBe(asset, s.asset_id, s.issuer))
+    .reduce((sum, s) => sum + s.amount, 0);
 }
