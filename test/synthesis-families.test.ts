@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import type { CommitSigner } from "../src/contract/buildWireCommit.js";
 import { checkAtInitial } from "../src/lang/check.js";
 import { compileModel } from "../src/lang/Lts.js";
 import { parseModel, parseRule } from "../src/lang/parser.js";
 import { patternSynthesize } from "../src/synthesis/index.js";
 import { FAMILIES } from "../src/synthesis/patterns/families.js";
+import { ContractDriver, op } from "./support/ContractDriver.js";
+import { Party } from "./support/Party.js";
 
 /** Variations a description can ask for, composed with every family. */
 const VARIATIONS: Array<[string, string]> = [
@@ -76,5 +80,76 @@ describe("every family composes with every variation into a checked contract", (
     assert.ok(r.warnings.some((w) => w.includes("40 dollars")));
     const extra = patternSynthesize("Alice buys a bike from Bob, and Zed is a witness")!;
     assert.ok(extra.warnings.some((w) => w.includes("given no role: zed")));
+  });
+});
+
+/** The paths a model's predicates read a term from: threshold directories and deadlines. */
+function termPaths(model: string): string[] {
+  const paths = new Set<string>();
+  for (const m of model.matchAll(/\+threshold\(\d+, ([^)]+)\)|\+(?:after|before)\(([^)]+)\)/g))
+    paths.add((m[1] ?? m[2])!);
+  return [...paths];
+}
+
+describe("no step of a synthesized contract rewrites a term its predicates read", () => {
+  it("every labelled step carries +modifies or -modifies of each such path, in every family and variation", () => {
+    for (const family of FAMILIES) {
+      for (const [name, extra] of VARIATIONS) {
+        const r = patternSynthesize(`Alice and Bob make a deal.${extra}`, family.id)!;
+        for (const path of termPaths(r.model)) {
+          for (const line of r.model.split("\n").filter((l) => /->.*\[.+\]/.test(l))) {
+            assert.ok(line.includes(`modifies(${path})`), `${family.id} + ${name}: ${line.trim()} may rewrite ${path}`);
+          }
+        }
+      }
+    }
+  });
+
+  it("a multisig signer cannot add a key of its own under /signers to meet the threshold alone", async () => {
+    const r = patternSynthesize("Alice, Bob and Carol share a treasury; any two of them must sign to move the funds.")!;
+    const [alice, bob, carol, sock] = ["alice", "bob", "carol", "sock"].map((n) => new Party(n));
+    const d = await ContractDriver.create("synth_multisig", {
+      model: r.model,
+      rules: r.rules,
+      owner: alice!.identity,
+      state: { "/signers/alice.id": alice!.key, "/signers/bob.id": bob!.key, "/signers/carol.id": carol!.key },
+    });
+    const asAlice: CommitSigner = { key: alice!.seed, as: "/signers/alice.id" };
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/signers/sock.id", sock!.key), op.action("PROPOSE")], [asAlice]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("PROPOSE")], [asAlice]);
+    await assertContractErrorAsync(
+      () => d.commit([op.action("EXECUTE")], [asAlice, { key: sock!.seed, as: "/signers/sock.id" }]),
+      "VALIDATION_FAILED",
+    );
+  });
+
+  it("an escrow buyer cannot move the deadline to reclaim the deposit at once", async () => {
+    const r = patternSynthesize("Alice buys a bike from Bob. It must be delivered by June 1, else a refund.")!;
+    const [alice, bob] = ["alice", "bob"].map((n) => new Party(n));
+    const d = await ContractDriver.create("synth_escrow", {
+      model: r.model,
+      rules: r.rules,
+      owner: alice!.identity,
+      state: {
+        "/users/alice.id": alice!.key,
+        "/users/bob.id": bob!.key,
+        "/terms/deadline.datetime": "2030-06-01T00:00:00Z",
+      },
+    });
+    await assertContractErrorAsync(
+      () => d.commit([op.post("/terms/deadline.datetime", "2020-01-01T00:00:00Z"), op.action("DEPOSIT")], [alice!]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    await d.commit([op.action("DEPOSIT")], [alice!]);
+    await assertContractErrorAsync(
+      () => d.commit([op.action("RECLAIM")], [alice!]),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
   });
 });

@@ -129,10 +129,30 @@ export class Draft {
     return this.states().filter((s) => !this.steps.some((t) => t.from === s));
   }
 
+  /**
+   * Paths the steps' predicates read a term from: threshold directories and deadlines. A
+   * commit may post alongside its action, so a step that could write one of them would let a
+   * party add keys of its own to a quorum or move a deadline it is bound by.
+   */
+  private termPaths(): string[] {
+    const paths = new Set<string>();
+    for (const s of this.steps) {
+      for (const p of s.props) {
+        const m = /^\+(?:threshold\(\d+,\s*|after\(|before\()([^)]+)\)$/.exec(p);
+        if (m) paths.add(m[1]!.trim());
+      }
+    }
+    return [...paths];
+  }
+
   model(): string {
     const lines = [`initial ${this.initial}`];
-    for (const s of this.steps)
-      lines.push(`${s.from} -> ${s.to} [+${s.action}${s.props.map((p) => ` ${p}`).join("")}]`);
+    const terms = this.termPaths();
+    for (const s of this.steps) {
+      // Fixed at creation, except where the step itself is the one that moves the term (a renewal, a check-in).
+      const fixed = terms.filter((t) => !s.props.includes(`+modifies(${t})`)).map((t) => `-modifies(${t})`);
+      lines.push(`${s.from} -> ${s.to} [+${s.action}${[...s.props, ...fixed].map((p) => ` ${p}`).join("")}]`);
+    }
     for (const t of this.terminals()) lines.push(`${t} -> ${t} []`);
     return `model ${this.name} {\n  ${lines.join("\n  ")}\n}`;
   }
