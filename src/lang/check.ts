@@ -9,7 +9,7 @@ import { DEFAULT_BUDGET, evaluate, type StateSet } from "./evaluate.js";
 import { findStates, type Lts } from "./Lts.js";
 
 export interface CheckOptions {
-  /** Maximum state visits for the check (the counterexample gets its own budget of the same size). */
+  /** Maximum state visits for the check (the whole counterexample of a failing check gets its own budget of the same size). */
   budget?: number;
   /** Set false to skip building a counterexample for a failing check. */
   counterexample?: boolean;

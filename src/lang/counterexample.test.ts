@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { checkAt } from "./check.js";
+import { BudgetExceededError } from "./checkErrors.js";
 import type { Counterexample } from "./counterexample.js";
 import { compileModel, type Lts } from "./Lts.js";
 import { parseFormula, parseModel } from "./parser.js";
@@ -81,5 +82,31 @@ describe("counterexamples", () => {
   test("a local failure names the state", () => {
     const cx = failing(chain, "<-GO> true", "a");
     assert.equal(cx.kind, "state");
+  });
+});
+
+describe("counterexample budget", () => {
+  // A chain s0 → … → s50 with a side exit to `bad`; `lfp(X, s50 | <>X)` iterates 50 times.
+  const lines = Array.from({ length: 50 }, (_, i) => `s${i} -> s${i + 1}`);
+  const lts = compileModel(parseModel(`model B {\n${lines.join("\n")}\ns50 -> s50\ns0 -> bad\nbad -> bad\n}`));
+  const inner = "lfp(X, s50 | <>X)";
+  const nested = (depth: number) => parseFormula(`${"always(".repeat(depth)}${inner}${")".repeat(depth)}`);
+
+  test("the whole explanation shares one budget: nesting cannot multiply the work", () => {
+    const formula = nested(40);
+    const meter = { visits: 0 };
+    assert.equal(checkAt(lts, formula, ["s0"], { counterexample: false, meter }).holds, false);
+    // Each level of the explanation re-evaluates the level below, about the whole evaluation's cost;
+    // forty of them exceed three evaluations' worth of visits.
+    assert.throws(
+      () => checkAt(lts, formula, ["s0"], { budget: meter.visits * 3 }),
+      (e: unknown) => e instanceof BudgetExceededError,
+    );
+  });
+
+  test("a small explanation still fits", () => {
+    const cx = failing(lts, `always(always(${inner}))`, "s0");
+    assert.equal(cx.kind, "path");
+    assert.deepEqual(named(lts, cx.path), ["s0", "bad"]);
   });
 });

@@ -5,7 +5,7 @@
  * extending one path, and ends at a state, or with the reachable set for eventually/until.
  */
 import type { Formula } from "./ast.js";
-import { type EvalOptions, evaluate, type StateSet, stateSetToList } from "./evaluate.js";
+import { DEFAULT_BUDGET, type EvalOptions, evaluate, type StateSet, stateSetToList } from "./evaluate.js";
 import type { Lts } from "./Lts.js";
 import { canonicalLabel, matchingEdges } from "./labelMatches.js";
 
@@ -27,11 +27,17 @@ export interface Counterexample {
   reachable?: number[];
 }
 
-/** Explains why `formula` fails at `state`; the caller has established that it fails. */
+/**
+ * Explains why `formula` fails at `state`; the caller has established that it fails.
+ * `opts.budget` bounds the whole explanation: each step re-evaluates a subformula, and a
+ * deep nesting (`always(always(…))`) would otherwise redo a costly body once per level.
+ */
 export function explainFailure(lts: Lts, formula: Formula, state: number, opts: EvalOptions = {}): Counterexample {
   const path = [state];
   const transitions: number[] = [];
-  const sat = (f: Formula): StateSet => evaluate(lts, f, opts);
+  const budget = opts.budget ?? DEFAULT_BUDGET;
+  const spent = { visits: 0 };
+  const sat = (f: Formula): StateSet => evaluate(lts, f, { ...opts, budget: budget - spent.visits, meter: spent });
   let f = formula;
   let s = state;
   const done = (kind: Counterexample["kind"], reachable?: number[]): Counterexample =>
