@@ -102,6 +102,21 @@ test(".wasm must be a module WebAssembly accepts; .modality must parse", () => {
   assert.deepEqual([d.line, d.column], [1, 16]);
 });
 
+test("a large .wasm value is checked like a small one (the push route takes bodies of many MiB)", () => {
+  // An empty module plus a 6 MiB custom section: the base64 check once recursed per 4
+  // characters and overflowed the stack (500 INTERNAL) on values of about 6 MB.
+  const size = 6 * 1024 * 1024;
+  const section = Buffer.concat([
+    Buffer.from([0x00, 0x80, 0x80, 0x80, 0x03, 0x01]),
+    Buffer.from("x"),
+    Buffer.alloc(size - 2),
+  ]);
+  const big = Buffer.concat([Buffer.from("0061736d01000000", "hex"), section]).toString("base64");
+  checkValueForPath("/_code/custom/p.wasm", big);
+  assertContractError(() => checkValueForPath("/p.wasm", `${big.slice(0, -4)}A=A=`), "VALIDATION_FAILED", "value_type");
+  assertContractError(() => checkValueForPath("/p.wasm", `${big}A`), "VALIDATION_FAILED", "value_type");
+});
+
 const op = (o: Record<string, unknown>) => o as unknown as Operation;
 
 test("a .modality value over the rule limit must be a model: the rule parse is not tried", () => {
