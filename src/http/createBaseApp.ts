@@ -86,7 +86,9 @@ export async function createBaseApp(
     // One line per request, written by the onResponse hook below instead of fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: limits.bodyBytes,
-    return503OnClosing: true,
+    // Fastify's own 503 during shutdown has a body outside the error table (no `code`); the
+    // onRequest hook below answers those requests in the table's form instead.
+    return503OnClosing: false,
     requestTimeout,
     http: {
       headersTimeout,
@@ -145,6 +147,22 @@ export async function createBaseApp(
       done(null, request.routeOptions.config.rawBodyOnly ? raw : parseJsonBody(raw, limits.jsonDepth));
     } catch (err) {
       done(err as Error, undefined);
+    }
+  });
+
+  // A request that arrives while the app closes (pipelined behind an in-flight one, or on a
+  // connection the drain still waits for) is refused before any work; fastify has already
+  // marked its connection to close.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async () => {
+    if (closing) {
+      throw new ContractError("UNAVAILABLE", "The hub is shutting down; retry on another instance or later", {
+        reason: "shutting_down",
+        retry_after: 1,
+      });
     }
   });
 
