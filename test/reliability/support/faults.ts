@@ -113,27 +113,28 @@ export function mountSmallFs(megabytes: number): { dir: string; unmount(): void 
   };
 }
 
-/** A TCP proxy on loopback to `target`; `cut` drops every connection and refuses new ones until `restore`. */
+/**
+ * A TCP proxy on loopback to `target`; `cut` drops every connection and refuses new ones until
+ * `restore`. It listens on one port for its whole life: closing the listener and binding the
+ * port again later would let another process on a busy machine take it in between.
+ */
 export class TcpProxy {
   readonly #sockets = new Set<Socket>();
-  #server: Server;
+  readonly #server: Server;
+  #cut = false;
   port = 0;
 
   private constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
   ) {
-    this.#server = this.#create();
-  }
-
-  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
-    const proxy = new TcpProxy(targetHost, targetPort);
-    await proxy.#listen(0);
-    return proxy;
-  }
-
-  #create(): Server {
-    return createServer((client) => {
+    this.#server = createServer((client) => {
+      if (this.#cut) {
+        // Refused: reset before a byte is exchanged, so the client sees ECONNRESET.
+        client.on("error", () => {});
+        client.resetAndDestroy();
+        return;
+      }
       const upstream = connect(this.targetPort, this.targetHost);
       for (const s of [client, upstream]) {
         this.#sockets.add(s);
@@ -147,27 +148,29 @@ export class TcpProxy {
     });
   }
 
-  #listen(port: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.#server.once("error", reject);
-      this.#server.listen(port, "127.0.0.1", () => {
-        this.port = (this.#server.address() as { port: number }).port;
+  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+    const proxy = new TcpProxy(targetHost, targetPort);
+    await new Promise<void>((resolve, reject) => {
+      proxy.#server.once("error", reject);
+      proxy.#server.listen(0, "127.0.0.1", () => {
+        proxy.port = (proxy.#server.address() as { port: number }).port;
         resolve();
       });
     });
+    return proxy;
   }
 
   /** Drops every connection (as a dead network would) and refuses new ones. */
   async cut(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#cut = true;
+    const closed = [...this.#sockets].map((s) => new Promise<void>((resolve) => s.once("close", () => resolve())));
     for (const s of this.#sockets) s.destroy();
-    await closed;
+    await Promise.all(closed);
   }
 
-  /** Accepts connections again on the same port. */
+  /** Accepts connections again. */
   async restore(): Promise<void> {
-    this.#server = this.#create();
-    await this.#listen(this.port);
+    this.#cut = false;
   }
 
   async close(): Promise<void> {
