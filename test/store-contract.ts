@@ -207,6 +207,20 @@ export function storeContractSuite(
       assert.equal(await store.getContract("ghost"), null);
     });
 
+    it("does not name a private contract's head to a creation that lost the race for its id", async () => {
+      // Two instances creating one id at once: the loser's store call is the one that learns of
+      // the other contract, and the head of a private one is told only to its readers.
+      const store = await fresh();
+      await store.appendCommits("p1", null, testChain("p1", 1), created({ private: true }));
+      const details = await assertContractErrorAsync(
+        () => store.appendCommits("p1", null, testChain("p1", 1, null, 0, "rival"), created()),
+        "CONFLICT",
+        "stale_head",
+      );
+      assert.equal(details.contract_id, "p1");
+      assert.equal("head" in details, false);
+    });
+
     it("refuses to create a contract without its record", async () => {
       const store = await fresh();
       await assertContractErrorAsync(() => store.appendCommits("c1", null, testChain("c1", 1)), "INTERNAL");

@@ -12,6 +12,17 @@ export function headConflict(contractId: string, head: string | null, message: s
 }
 
 /**
+ * CONFLICT for a creation that found `row` (the contract's stored head and privacy) under its
+ * id: a creation that lost a race to another instance. The head of a private contract is not
+ * named, as the hub never tells it to a caller who may not read it.
+ */
+export function existsConflict(contractId: string, row: { head: string; private: number | boolean }): ContractError {
+  const message = `Cannot append: contract ${contractId} exists`;
+  if (!row.private) return headConflict(contractId, row.head, message);
+  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId });
+}
+
+/**
  * The stored length when `row` (the contract's stored head and length) is at `expectedHead`;
  * CONFLICT with the stored head when the contract is missing or its head moved.
  */

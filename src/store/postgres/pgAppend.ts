@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { ContractError } from "../../contract/ContractError.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
+import { checkChain, existsConflict, headConflict, lengthAtHead } from "../appendPosition.js";
 import { replayedNonce } from "../replayedNonce.js";
 import type { AppendExtras, RequestNonce } from "../Store.js";
 import { applyPgAssetEffects } from "./pgAssetEffects.js";
@@ -13,6 +13,10 @@ import { appendPgLeaves } from "./pgTree.js";
 /** Records a request nonce; an expired row may be reused, a live one leaves the row alone (rowCount 0: a replay). */
 export const INSERT_NONCE = `INSERT INTO nonces (access_key, nonce, expires_at) VALUES ($1, $2, $3)
   ON CONFLICT (access_key, nonce) DO UPDATE SET expires_at = excluded.expires_at WHERE nonces.expires_at < $4`;
+
+/** The contract a creation found under its id (its head is named only when it is public). */
+const SELECT_EXISTING = "SELECT head, private FROM contracts WHERE id = $1";
+type ExistingRow = { head: string; private: number };
 
 /** INSERT_NONCE's parameters at `now` (seconds). */
 export function nonceParams(n: RequestNonce, now: number): unknown[] {
@@ -40,9 +44,8 @@ export async function appendInTransaction(
     // Checked before the INSERT so a missing record is INTERNAL, as in the SQLite store,
     // unless the contract exists (then CONFLICT wins there too).
     if (c === undefined) {
-      const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
-        .rows;
-      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      const [row] = (await client.query<ExistingRow>(SELECT_EXISTING, [contractId])).rows;
+      if (row !== undefined) throw existsConflict(contractId, row);
       throw new ContractError("INTERNAL", "Cannot create a contract without its record");
     }
     // ON CONFLICT waits for a concurrent creator to finish, then reports the row: the
@@ -53,9 +56,10 @@ export async function appendInTransaction(
       [contractId, c.owner, c.createdAt, commits[0]!.hash, c.private ? 1 : 0],
     );
     if (created.rowCount !== 1) {
-      const [row] = (await client.query<{ head: string }>("SELECT head FROM contracts WHERE id = $1", [contractId]))
-        .rows;
-      throw headConflict(contractId, row?.head ?? null, `Cannot append: contract ${contractId} exists`);
+      const [row] = (await client.query<ExistingRow>(SELECT_EXISTING, [contractId])).rows;
+      throw row === undefined
+        ? headConflict(contractId, null, `Cannot append: contract ${contractId} exists`)
+        : existsConflict(contractId, row);
     }
     if ((c.readers ?? []).length > 0) {
       await client.query(

@@ -1,5 +1,5 @@
 import { ContractError } from "../../contract/ContractError.js";
-import { checkChain, headConflict, lengthAtHead } from "../appendPosition.js";
+import { checkChain, existsConflict, lengthAtHead } from "../appendPosition.js";
 import { replayedNonce } from "../replayedNonce.js";
 import { type AccessKeyRow, accessKeyFromRow } from "../rows.js";
 import type {
@@ -56,12 +56,12 @@ export class SqliteWrites {
     extras: AppendExtras,
   ): number {
     if (extras.nonce !== undefined && !this.useNonce(extras.nonce)) throw replayedNonce();
-    const row = this.sql("SELECT head, length FROM contracts WHERE id = ?").get(contractId) as
-      | { head: string; length: number }
+    const row = this.sql("SELECT head, length, private FROM contracts WHERE id = ?").get(contractId) as
+      | { head: string; length: number; private: number }
       | undefined;
     let length: number;
     if (expectedHead === null) {
-      if (row !== undefined) throw headConflict(contractId, row.head, `Cannot append: contract ${contractId} exists`);
+      if (row !== undefined) throw existsConflict(contractId, row);
       const c = extras.contract;
       if (c === undefined) throw new ContractError("INTERNAL", "Cannot create a contract without its record");
       this.sql("INSERT INTO contracts (id, owner, created_at, head, length, private) VALUES (?, ?, ?, ?, 0, ?)").run(
