@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { instrumentModule } from "./instrumentModule.js";
+import { instrumentOffThread } from "./instrumentOffThread.js";
 import { type WasmModuleHandle, wasm } from "./wasmApi.js";
 
 /** A module ready to run, or the reason it never will. */
@@ -8,6 +9,12 @@ export type CompiledPredicate = { ok: true; module: WasmModuleHandle } | { ok: f
 
 const CACHE_SIZE = 128;
 const cache = new Map<string, Promise<CompiledPredicate>>();
+/**
+ * Modules up to this size are instrumented on the caller's thread (a few milliseconds);
+ * larger ones in a worker thread, since instrumenting a module of megabytes takes seconds
+ * and a hostile module must never stall the hub.
+ */
+export const INLINE_BYTES = 64 * 1024;
 
 /**
  * Instruments and compiles a predicate module, memoised by SHA-256 of its bytes and the
@@ -25,17 +32,27 @@ export function compilePredicate(bytes: Uint8Array, maxMemoryPages: number): Pro
   }
   const compiled = compile(bytes, maxMemoryPages);
   cache.set(key, compiled);
+  // A lost instrumenting thread says nothing about the module: the next call tries again.
+  compiled.catch(() => {
+    if (cache.get(key) === compiled) cache.delete(key);
+  });
   if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
   return compiled;
 }
 
 async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
   let instrumented: Uint8Array;
-  try {
-    instrumented = instrumentModule(bytes, maxMemoryPages);
-  } catch (e) {
-    if (e instanceof InvalidModuleError) return { ok: false, error: e.message };
-    throw e;
+  if (bytes.length > INLINE_BYTES) {
+    const off = await instrumentOffThread(bytes, maxMemoryPages);
+    if (!off.ok) return off;
+    instrumented = off.bytes;
+  } else {
+    try {
+      instrumented = instrumentModule(bytes, maxMemoryPages);
+    } catch (e) {
+      if (e instanceof InvalidModuleError) return { ok: false, error: e.message };
+      throw e;
+    }
   }
   return { ok: true, module: await wasm.compile(instrumented) };
 }
