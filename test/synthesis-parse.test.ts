@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseModel, parseRule } from "../src/lang/parser.js";
+import { braceMatches } from "../src/synthesis/braceMatches.js";
 import { parseAnswer } from "../src/synthesis/index.js";
+import { matchingBrace } from "../src/synthesis/matchingBrace.js";
 
 const MODEL = `model deal {
   initial init
@@ -86,5 +88,43 @@ describe("parseAnswer", () => {
     const parsed = parseAnswer("model x {\n  a -> b [+GO");
     assert.equal(parsed.model, "model x {\n  a -> b [+GO");
     assert.throws(() => parseModel(parsed.model!));
+  });
+
+  it("reads a degenerate answer (a run of unclosed braces, thousands of rules) in one pass per brace run", () => {
+    // Each brace used to be scanned to the end of the text: 100,000 of them took minutes and held the event loop.
+    assert.equal(parseAnswer(`"model": ${"{".repeat(100_000)}`).model, null);
+    assert.equal(parseAnswer(`"model": ${'{"'.repeat(50_000)}`).model, null);
+    const many = parseAnswer("// guarantee\nrule r { x }\n".repeat(20_000));
+    assert.equal(many.rules.length, 20_000);
+    assert.equal(many.rules[19_999], "// guarantee\nrule r { x }");
+  });
+});
+
+describe("braceMatches", () => {
+  it("answers for every brace it meets before the first one closes, skipping strings and comments", () => {
+    const text = '{ a { "}" b } // }\n { /* } */ } }';
+    assert.deepEqual(
+      [...braceMatches(text, 0)].sort((x, y) => x[0] - y[0]),
+      [
+        [0, text.length - 1],
+        [4, 12],
+        [20, 30],
+      ],
+    );
+    for (const [open, close] of braceMatches(text, 0)) assert.equal(matchingBrace(text, open), close);
+    assert.deepEqual(
+      [...braceMatches("{ { }", 0)],
+      [
+        [2, 4],
+        [0, -1],
+      ],
+    );
+    assert.deepEqual(
+      [...braceMatches("{ { /* }", 0)],
+      [
+        [0, -1],
+        [2, -1],
+      ],
+    );
   });
 });

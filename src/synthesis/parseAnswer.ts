@@ -1,3 +1,4 @@
+import { braceMatches } from "./braceMatches.js";
 import { matchingBrace } from "./matchingBrace.js";
 
 /** What a language model's answer holds, before any checking. */
@@ -42,10 +43,16 @@ function blocks(text: string, start: RegExp): string[] {
 
 /** Comment lines directly above `index` (a rule's one-line guarantee), kept with the rule. */
 function leadingComment(text: string, index: number): string {
-  const before = text.slice(0, index).split("\n");
-  before.pop();
+  // Walks back line by line from the rule (not splitting all the text before it, which cost
+  // the square of the answer's length when an answer held thousands of rules).
   const lines: string[] = [];
-  while (before.length > 0 && /^\s*\/\/.*$/.test(before[before.length - 1]!)) lines.unshift(before.pop()!.trim());
+  for (let end = text.lastIndexOf("\n", index - 1); end > 0; ) {
+    const start = text.lastIndexOf("\n", end - 1) + 1;
+    const line = text.slice(start, end);
+    if (!/^\s*\/\/.*$/.test(line)) break;
+    lines.unshift(line.trim());
+    end = start - 1;
+  }
   return lines.length > 0 ? `${lines.join("\n")}\n` : "";
 }
 
@@ -155,8 +162,13 @@ function jsonFormat(value: Record<string, unknown>): ParsedAnswer {
 /** The first JSON object in the text that has a `model` field (bare, fenced, or with prose around). */
 function findJson(text: string): Record<string, unknown> | null {
   if (!/"model"\s*:/.test(text)) return null;
+  // Every brace is a candidate; one scan answers for all the braces it meets, so a long run of
+  // unclosed braces (a model stuck repeating one) costs one pass, not one per brace.
+  const closes = new Map<number, number>();
   for (let i = text.indexOf("{"); i >= 0; i = text.indexOf("{", i + 1)) {
-    const close = matchingBrace(text, i);
+    if (!closes.has(i))
+      for (const [start, end] of braceMatches(text, i)) if (!closes.has(start)) closes.set(start, end);
+    const close = closes.get(i) ?? -1;
     if (close < 0) continue;
     try {
       const value = JSON.parse(text.slice(i, close + 1)) as unknown;
