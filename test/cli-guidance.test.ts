@@ -172,6 +172,12 @@ describe("assets from the command line", () => {
     const { contract_id } = await treasury.ok<{ contract_id: string }>(["init", "vault", "--model", "bank.modality"]);
     const vault = join(treasury.root, "vault");
     await treasury.ok(["create", "--asset", "GOLD", "--quantity", "10"], vault);
+    // A second CREATE of an asset this log already creates would sink the whole push (-32040): refused here.
+    const twice = await refused(treasury, ["create", "--asset", "GOLD", "--quantity", "5"], vault);
+    assert.deepEqual(
+      [twice.code, twice.details?.reason, twice.details?.rpc_code, twice.details?.asset_id],
+      ["VALIDATION_FAILED", "asset_exists", -32040, "GOLD"],
+    );
     const before = await treasury.ok<{ balances: unknown[]; pending: unknown[] }>(["balances"], vault);
     assert.deepEqual(before.balances, []);
     assert.deepEqual(before.pending, [{ asset_id: "GOLD", change: 10 }]);
@@ -179,6 +185,8 @@ describe("assets from the command line", () => {
     const after = await treasury.ok<{ balances: unknown[]; pending: unknown[] }>(["balances"], vault);
     assert.deepEqual(after.balances, [{ asset_id: "GOLD", issuer: contract_id, amount: 10 }]);
     assert.deepEqual(after.pending, []);
+    const pushedTwice = await refused(treasury, ["create", "--asset", "GOLD", "--quantity", "5"], vault);
+    assert.deepEqual([pushedTwice.details?.reason, pushedTwice.details?.rpc_code], ["asset_exists", -32040]);
 
     const to = ["--to", "somewhere_else"];
     const over = await refused(treasury, ["send", "--asset", "GOLD", ...to, "--amount", "11"], vault);
