@@ -163,6 +163,27 @@ describe("rules", () => {
     );
   });
 
+  it("refuses a formula the checker refuses even without a model (genesis and RULE), so no model is blocked later", async () => {
+    const buyer = new Party("buyer");
+    const genesis = { model: null, owner: buyer.identity, state: { "/users/buyer.id": buyer.key } };
+    await assertContractErrorAsync(
+      () => ContractDriver.create("nomodel1", { ...genesis, rules: ["lfp(X, !X)"] }),
+      "VALIDATION_FAILED",
+      "rule_invalid",
+    );
+    const d = await ContractDriver.create("nomodel2", { ...genesis, rules: [] });
+    for (const formula of ["gfp(Y, <> !Y)", '<+signed_by("a b")> true', '[<+post_to("x.text", v)>] true']) {
+      const details = await assertContractErrorAsync(
+        () => d.commit([op.rule("/rules/bad.modality", formula)], [buyer]),
+        "VALIDATION_FAILED",
+        "rule_invalid",
+      );
+      assert.equal(details.rule, "/rules/bad.modality");
+    }
+    assert.equal(d.state.rules.length, 0);
+    await d.commit([op.model("model m { a -> a [+MODEL] }")], [buyer]);
+  });
+
   it("checks a hash-anchored rule at that commit's states", async () => {
     const { d, buyer } = await deposited();
     const genesis = d.log[0]!.hash;

@@ -6,7 +6,7 @@
 import type { Operation, WireCommit } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import type { ContractState, GoverningModel, RuleRecord } from "./ContractState.js";
-import { ruleAnchor } from "./checkRule.js";
+import { checkRuleFormula, ruleAnchor } from "./checkRule.js";
 import { checkRulesInline, type RuleCheck } from "./checkRules.js";
 import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
 import { dataWrites } from "./dataWrites.js";
@@ -149,6 +149,7 @@ async function newRuleRecords(ops: readonly Operation[], index: number, ctx: Eng
   for (const op of ops) {
     if (op.method !== "rule") continue;
     const record = parseRuleRecord(op.value as string, op.path ?? null, index - 1);
+    checkRuleFormula(record);
     const anchor = ruleAnchor(record.decl);
     if ("hash" in anchor) {
       const at = (await ctx.commitIndex?.(anchor.hash)) ?? null;

@@ -1,6 +1,7 @@
 import type { GenesisValue } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { ContractState, type GoverningModel, type RuleRecord } from "./ContractState.js";
+import { checkRuleFormula } from "./checkRule.js";
 import { checkRulesInline } from "./checkRules.js";
 import { compileGoverningModel, parseRuleRecord } from "./compileGoverningModel.js";
 import { dataWrites } from "./dataWrites.js";
@@ -42,6 +43,7 @@ export async function acceptGenesis(
   const model: GoverningModel | null =
     genesis.model === null ? null : await (ctx.compileModel ?? compileGoverningModel)(genesis.model, limits);
   const rules: RuleRecord[] = genesis.rules.map((text) => parseRuleRecord(text, null, 0));
+  for (const rule of rules) checkRuleFormula(rule);
   const current = model === null ? [] : [...model.lts.initialStates].sort((a, b) => a - b);
   if (model !== null && rules.length > 0) {
     const check = ctx.checkRules ?? checkRulesInline;

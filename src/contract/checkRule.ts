@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { RuleDecl } from "../lang/ast.js";
 import { checkAt } from "../lang/check.js";
 import { BudgetExceededError, FormulaError, ModelError } from "../lang/checkErrors.js";
+import { checkFormula } from "../lang/checkFormula.js";
 import type { Counterexample } from "../lang/counterexample.js";
 import type { Lts } from "../lang/Lts.js";
 import { printFormula } from "../lang/printer.js";
@@ -34,6 +35,24 @@ export function ruleName(rule: Pick<RuleRecord, "path" | "decl">): string {
     rule.path ??
     (rule.decl.name !== null ? `rule ${rule.decl.name}` : `genesis rule "${printFormula(rule.decl.formula)}"`)
   );
+}
+
+/**
+ * Throws VALIDATION_FAILED (`rule_invalid`) for a rule whose formula no model could check
+ * (non-monotone, relative path): refused when added, even to a contract without a model,
+ * which would otherwise refuse every model it is later given.
+ */
+export function checkRuleFormula(rule: RuleRecord): void {
+  try {
+    checkFormula(rule.formula);
+  } catch (err) {
+    if (!(err instanceof FormulaError)) throw err;
+    const name = ruleName(rule);
+    throw new ContractError("VALIDATION_FAILED", `Cannot add ${name}: ${err.message}`, {
+      reason: "rule_invalid",
+      rule: name,
+    });
+  }
 }
 
 /** A counterexample with state and transition names instead of indices. */
