@@ -186,20 +186,20 @@ export function storeContractSuite(
       const details = await assertContractErrorAsync(
         () => store.appendCommits("c1", chain[1]!.hash, fork),
         "CONFLICT",
-        "stale_head",
+        "stale_parent",
       );
       assert.equal(details.head, chain[2]!.hash);
       assert.equal(details.contract_id, "c1");
       const again = await assertContractErrorAsync(
         () => store.appendCommits("c1", null, testChain("c1", 1), created()),
         "CONFLICT",
-        "stale_head",
+        "contract_exists",
       );
       assert.equal(again.head, chain[2]!.hash);
       const missing = await assertContractErrorAsync(
         () => store.appendCommits("ghost", chain[0]!.hash, testChain("ghost", 2).slice(1)),
         "CONFLICT",
-        "stale_head",
+        "stale_parent",
       );
       assert.equal(missing.head, null);
       assert.equal((await store.getContract("c1"))!.length, 3);
@@ -215,7 +215,7 @@ export function storeContractSuite(
       const details = await assertContractErrorAsync(
         () => store.appendCommits("p1", null, testChain("p1", 1, null, 0, "rival"), created()),
         "CONFLICT",
-        "stale_head",
+        "contract_exists",
       );
       assert.equal(details.contract_id, "p1");
       assert.equal("head" in details, false);

@@ -6,9 +6,13 @@
 import { ContractError } from "../contract/ContractError.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 
-/** CONFLICT with the stored head in `details.head` (docs/api.md). */
+/**
+ * CONFLICT with the stored head in `details.head` (docs/api.md). The reason is the engine's
+ * `stale_parent`: a caller cannot tell, and need not, whether its head went stale before the
+ * lock or in a race only the store saw (another instance appended first).
+ */
 export function headConflict(contractId: string, head: string | null, message: string): ContractError {
-  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId, head });
+  return new ContractError("CONFLICT", message, { reason: "stale_parent", contract_id: contractId, head });
 }
 
 /**
@@ -17,9 +21,10 @@ export function headConflict(contractId: string, head: string | null, message: s
  * named, as the hub never tells it to a caller who may not read it.
  */
 export function existsConflict(contractId: string, row: { head: string; private: number | boolean }): ContractError {
+  // `contract_exists`, as a creation that found the contract before the store did is told.
+  const details = { reason: "contract_exists", contract_id: contractId };
   const message = `Cannot append: contract ${contractId} exists`;
-  if (!row.private) return headConflict(contractId, row.head, message);
-  return new ContractError("CONFLICT", message, { reason: "stale_head", contract_id: contractId });
+  return new ContractError("CONFLICT", message, row.private ? details : { ...details, head: row.head });
 }
 
 /**
