@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setFlagsFromString } from "node:v8";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { instrumentModule } from "./instrumentModule.js";
 import { instrumentOffThread } from "./instrumentOffThread.js";
@@ -54,5 +55,22 @@ async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<Compi
       throw e;
     }
   }
+  compileEagerly();
   return { ok: true, module: await wasm.compile(instrumented) };
+}
+
+let eager = false;
+
+/**
+ * V8 compiles WebAssembly functions lazily, each on its first call, by default. A module of
+ * many functions then spent its first evaluation compiling them, unmetered and inside the
+ * wall-clock backstop: the same module and input timed out cold and held warm, so a replay
+ * on a freshly started hub could refuse a commit it had accepted. Compiling every function
+ * here (in V8's background threads, before the job is queued) leaves the backstop timing
+ * execution only. The flag is read at each compilation, and the hub compiles no other wasm.
+ */
+function compileEagerly(): void {
+  if (eager) return;
+  setFlagsFromString("--no-wasm-lazy-compilation");
+  eager = true;
 }
