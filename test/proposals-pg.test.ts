@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { buildCommit } from "../src/contract/engine.js";
 import { testDatabase } from "./support/pg.js";
-import { type Instance, openInstance } from "./support/pgHubs.js";
-import { actionOp, createTreasury } from "./support/treasury.js";
+import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
+import { actionOp, createTreasury, treasuryModel } from "./support/treasury.js";
 
 const db = await testDatabase();
 const open: Instance[] = [];
@@ -241,5 +241,41 @@ describe("proposals on PostgreSQL with two instances", { timeout: 120_000 }, () 
     });
     assert.equal(done.proposal.status, "committed");
     assert.equal(done.commit?.index, 1);
+  });
+
+  it("sends no proposal of a private contract to a subscriber whose grant another instance withdrew", async () => {
+    const [a, b] = await pair();
+    const owner = new Writer();
+    const signer = new Writer();
+    const reader = new Writer();
+    const id = "private-proposals";
+    await a.hub.createContract(owner.caller, {
+      contract_id: id,
+      model: treasuryModel(2),
+      rules: [],
+      readers: [`ed25519:${reader.key}`],
+      state: { "/signers/s0.id": owner.key, "/signers/s1.id": signer.key },
+    });
+    const seenByOwner: { hash: string }[] = [];
+    const seenByReader: { hash: string }[] = [];
+    const closed: string[] = [];
+    const stops = [
+      await b.hub.subscribeProposals(owner.caller, id, (p) => seenByOwner.push(p)),
+      await b.hub.subscribeProposals(
+        reader.caller,
+        id,
+        (p) => seenByReader.push(p),
+        (reason) => closed.push(reason),
+      ),
+    ];
+    // Withdrawn through a: b hears nothing of it, its subscription was made while it could read.
+    await a.hub.grant(owner.caller, id, { identity: `ed25519:${reader.key}`, role: "none" });
+    const { head } = await a.hub.getState(owner.caller, id);
+    const p = buildCommit(id, head, actionOp("SWEEP", "secret"));
+    await a.hub.propose(owner.caller, id, { commit: p });
+    await until(() => seenByOwner.some((e) => e.hash === p.hash) && closed.length + seenByReader.length > 0, 10_000);
+    for (const stop of stops) stop();
+    assert.deepEqual(seenByReader, []);
+    assert.deepEqual(closed, ["access_lost"]);
   });
 });

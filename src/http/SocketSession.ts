@@ -144,8 +144,11 @@ export class SocketSession {
       );
       sub.stop = stopCommits;
       // The same subscription carries the contract's proposal events (created, signed, committed, withdrawn).
-      const stopProposals = await this.#options.hub.subscribeProposals(caller, contractId, (proposal) =>
-        deliver({ proposal }),
+      const stopProposals = await this.#options.hub.subscribeProposals(
+        caller,
+        contractId,
+        (proposal) => deliver({ proposal }),
+        (reason) => this.#close(id, reason),
       );
       sub.stop = () => {
         stopCommits();

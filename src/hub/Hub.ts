@@ -46,7 +46,7 @@ import { withdrawProposal } from "./proposals/withdrawProposal.js";
 import { pushCommits } from "./pushCommits.js";
 import type { LiveCommit } from "./Subscription.js";
 import { submitCommit } from "./submitCommit.js";
-import { subscribeCommits } from "./subscribeCommits.js";
+import { subscribeCommits, subscribeProposalEvents } from "./subscribeCommits.js";
 import {
   CheckpointSigner,
   checkpointKey,
@@ -452,8 +452,12 @@ export class Hub implements HubApi {
     return withdrawProposal(this.ctx, caller, id, hash);
   }
 
-  async subscribeProposals(caller: Caller, id: string, listener: (proposal: ProposalView) => void) {
-    await this.ctx.access(caller, id, "read");
-    return this.ctx.bus.onProposal(id, listener as (proposal: unknown) => void);
+  subscribeProposals(
+    caller: Caller,
+    id: string,
+    listener: (proposal: ProposalView) => void,
+    onClosed?: (reason: "access_lost") => void,
+  ): Promise<() => void> {
+    return subscribeProposalEvents(this.ctx, caller, id, listener, this.onError, onClosed);
   }
 }

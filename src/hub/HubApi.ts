@@ -139,6 +139,15 @@ export interface ProposalApi {
     body: { signatures?: unknown },
   ): Promise<{ proposal: ProposalView; commit?: SubmitCommitResult }>;
   withdrawProposal(caller: Caller, id: string, hash: string): Promise<{ proposal: ProposalView }>;
-  /** Calls `listener` with each new or changed proposal of a contract the caller may read; returns the unsubscribe function. */
-  subscribeProposals(caller: Caller, id: string, listener: (proposal: ProposalView) => void): Promise<() => void>;
+  /**
+   * Calls `listener` with each new or changed proposal of a contract the caller may read;
+   * returns the unsubscribe function. On a private contract `onClosed` is told, and nothing
+   * more is sent, once the caller may no longer read it.
+   */
+  subscribeProposals(
+    caller: Caller,
+    id: string,
+    listener: (proposal: ProposalView) => void,
+    onClosed?: (reason: "access_lost") => void,
+  ): Promise<() => void>;
 }

@@ -1,5 +1,5 @@
 import type { Caller } from "../api/Caller.js";
-import type { CommitEvent } from "../api/responses.js";
+import type { CommitEvent, ProposalView } from "../api/responses.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import { decodeHash } from "../contract/hex.js";
 import type { HubContext } from "./HubContext.js";
@@ -65,6 +65,44 @@ export async function subscribeCommits(
   // Deliver after the caller got its unsubscribe handle (and could answer the subscribe request).
   setImmediate(() => sub.start());
   return unsubscribe;
+}
+
+/**
+ * Calls `listener` with each new or changed proposal of contract `id`; returns the function
+ * that stops it. On a private contract, each proposal waits for a check that the subscriber
+ * may still read the contract (a grant withdrawn through another instance tells this one
+ * nothing); one who may not is sent nothing more and `onClosed` is told. The checks run one
+ * after another, so proposals keep their order.
+ */
+export async function subscribeProposalEvents(
+  hub: HubContext,
+  caller: Caller,
+  id: string,
+  listener: (proposal: ProposalView) => void,
+  onError: (err: unknown) => void,
+  onClosed?: (reason: "access_lost") => void,
+): Promise<() => void> {
+  const { record } = await hub.access(caller, id, "read");
+  if (!record.private) return hub.bus.onProposal(id, listener as (proposal: unknown) => void);
+  let stopped = false;
+  let checks = Promise.resolve();
+  const stop = hub.bus.onProposal(id, (proposal) => {
+    checks = checks
+      .then(async () => {
+        if (stopped) return;
+        const readable = await canStillRead(hub, caller, id);
+        if (stopped) return;
+        if (readable) return listener(proposal as ProposalView);
+        stopped = true;
+        stop();
+        onClosed?.("access_lost");
+      })
+      .catch(onError);
+  });
+  return () => {
+    stopped = true;
+    stop();
+  };
 }
 
 /** Whether `caller` may read contract `id` at its stored head (other failures propagate). */
