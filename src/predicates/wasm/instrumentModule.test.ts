@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { ByteWriter } from "./ByteWriter.js";
 import { abiModuleWat as abiModule, compileWat } from "./compileWat.js";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { DEPTH_EXPORT, GAS_EXPORT, instrumentModule } from "./instrumentModule.js";
@@ -111,6 +112,32 @@ test("the page limit is configurable and an undeclared maximum becomes the limit
   (ex[GAS_EXPORT] as { value: bigint }).value = 1_000_000n;
   assert.equal(ex.evaluate(0, 0), 1); // 1 → 2 pages
   assert.equal(ex.evaluate(0, 0), -1); // 2 → 3 refused
+});
+
+test("an invalid module is refused even when instrumenting would make it valid", () => {
+  // evaluate writes global 0, which the module does not have: the gas global the instrumenter
+  // appends would get that index, and the module could refill its own budget.
+  const w = new ByteWriter();
+  const section = (id: number, p: ByteWriter) => w.u8(id).u32(p.toBytes().length).bytes(p.toBytes());
+  w.bytes(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  section(1, new ByteWriter().u32(2).bytes(Uint8Array.from([0x60, 1, 0x7f, 1, 0x7f, 0x60, 2, 0x7f, 0x7f, 1, 0x7f])));
+  section(3, new ByteWriter().u32(2).u32(0).u32(1));
+  section(5, new ByteWriter().u32(1).u8(0).u32(1));
+  section(
+    7,
+    new ByteWriter().u32(3).name("memory").u8(2).u32(0).name("alloc").u8(0).u32(0).name("evaluate").u8(0).u32(1),
+  );
+  const code = new ByteWriter().u32(2);
+  const alloc = new ByteWriter().u32(0).u8(0x41).u32(0).u8(0x0b);
+  const evaluate = new ByteWriter().u32(0).u8(0x42).signed(1_000_000_000_000).u8(0x24).u32(0).u8(0x41).u32(0).u8(0x0b);
+  for (const b of [alloc, evaluate]) code.u32(b.toBytes().length).bytes(b.toBytes());
+  section(10, code);
+  const bytes = w.toBytes();
+  assert.equal(wasm.validate(bytes), false);
+  assert.throws(
+    () => instrumentModule(bytes, 256),
+    (e) => e instanceof InvalidModuleError && e.feature === "invalid",
+  );
 });
 
 test("missing or mistyped ABI exports are refused", async () => {

@@ -29,6 +29,9 @@ const FRAME_HEADER_SLOTS = 16;
  */
 export function instrumentModule(bytes: Uint8Array, maxMemoryPages: number): Uint8Array {
   const m = parseModule(bytes, maxMemoryPages);
+  // Checked before instrumenting: code naming a global or function the module lacks would
+  // name the appended gas or depth global afterwards (and could refill its own budget).
+  if (!wasm.validate(bytes)) throw new InvalidModuleError("invalid", compileErrorOf(bytes));
   const gas = m.globalCount;
   const depth = gas + 1;
   const out = new ByteWriter();
@@ -64,10 +67,7 @@ export function instrumentModule(bytes: Uint8Array, maxMemoryPages: number): Uin
   }
   if (!globalsWritten) writeSection(out, 6, globalSection(m, undefined));
   const result = out.toBytes();
-  if (!wasm.validate(result)) {
-    if (!wasm.validate(bytes)) throw new InvalidModuleError("invalid", compileErrorOf(bytes));
-    throw new Error("internal: instrumentation produced a module that does not validate");
-  }
+  if (!wasm.validate(result)) throw new Error("internal: instrumentation produced a module that does not validate");
   return result;
 }
 
