@@ -177,6 +177,28 @@ test("a reader granted none loses its subscription to a private contract; the ow
   });
 });
 
+test("a key revoked where this session cannot hear it gets no further event of a private contract, even without sending a frame", async () => {
+  await withServer("rest", async (t, port) => {
+    const reader = await t.principal();
+    const { id, head } = await t.contract({ model: null, rules: [], readers: [reader.key] });
+    const r = await authenticated(t, port, reader);
+    const o = await authenticated(t, port);
+    const rs = await r.request("subscribe", { contract_id: id });
+    const os = await o.request("subscribe", { contract_id: id });
+    // Straight in the store: no revocation event reaches this process, as with a second hub on one database.
+    await t.hub.store.revokeAccessKey(reader.access.publicKey.toString("hex"), 1);
+    await t.hub.push(t.owner.caller, id, { commits: postsAfter(id, head, 1) });
+    assert.equal(indexOf(await o.next()), 1);
+    const closed = await r.next();
+    assert.equal(closed.method, "subscription_closed");
+    assert.equal(closed.params?.subscription, rs.result?.subscription);
+    assert.equal(closed.params?.reason, "access_key_revoked");
+    assert.ok(os.result?.subscription);
+    r.ws.close();
+    o.ws.close();
+  });
+});
+
 test("a stranger subscribing to a private contract gets the error of a missing contract", async () => {
   await withServer("rest", async (t, port) => {
     const { id } = await t.contract({ model: null, rules: [], readers: [] });

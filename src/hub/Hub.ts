@@ -408,7 +408,7 @@ export class Hub implements HubApi {
     id: string,
     since: number | string | undefined,
     listener: (event: CommitEvent) => void,
-    onClosed?: (reason: "access_lost") => void,
+    onClosed?: (reason: "access_lost" | "access_key_revoked") => void,
   ): Promise<() => void> {
     return subscribeCommits(this.ctx, caller, id, since, listener, this.onError, onClosed);
   }
@@ -456,7 +456,7 @@ export class Hub implements HubApi {
     caller: Caller,
     id: string,
     listener: (proposal: ProposalView) => void,
-    onClosed?: (reason: "access_lost") => void,
+    onClosed?: (reason: "access_lost" | "access_key_revoked") => void,
   ): Promise<() => void> {
     return subscribeProposalEvents(this.ctx, caller, id, listener, this.onError, onClosed);
   }

@@ -88,14 +88,15 @@ export interface HubApi extends ProposalApi {
   /**
    * Subscribes to a contract's commits from index `since` (inclusive) or from now; returns the
    * unsubscribe function. `onClosed` is told when the hub ends the subscription itself (the
-   * subscriber lost read access); no event follows it.
+   * subscriber lost read access to a private contract, or its access key was revoked); no event
+   * follows it.
    */
   subscribe(
     caller: Caller,
     id: string,
     since: number | string | undefined,
     listener: (event: CommitEvent) => void,
-    onClosed?: (reason: "access_lost") => void,
+    onClosed?: (reason: "access_lost" | "access_key_revoked") => void,
   ): Promise<() => void>;
   /** `POST /contracts/:id/grant` (owner only): `role` `reader`, `writer` or `none`. */
   grant(caller: Caller, id: string, body: GrantBody): Promise<{ contract_id: string; identity: string; role: string }>;
@@ -148,6 +149,6 @@ export interface ProposalApi {
     caller: Caller,
     id: string,
     listener: (proposal: ProposalView) => void,
-    onClosed?: (reason: "access_lost") => void,
+    onClosed?: (reason: "access_lost" | "access_key_revoked") => void,
   ): Promise<() => void>;
 }

@@ -12,11 +12,14 @@ export interface LiveCommit {
 /** Reads events `[from, to)` from the store (with the state after each commit). */
 export type EventSource = (from: number, to: number) => AsyncIterable<CommitEvent>;
 
+/** Why the hub ended a subscription: its identity lost read access, or its access key was revoked. */
+export type LostReason = "access_lost" | "access_key_revoked";
+
 /**
  * Whether the subscriber may still read the contract (asked before an event is delivered,
- * see Subscription). False ends the subscription before that event.
+ * see Subscription): null when it may, else why not, which ends the subscription before that event.
  */
-export type AccessGate = () => Promise<boolean>;
+export type AccessGate = () => Promise<LostReason | null>;
 
 /** Events delivered from one replay between two access checks (a grant may change on another instance). */
 const CHECK_EVERY = 256;
@@ -46,7 +49,7 @@ export class Subscription {
     private readonly onError: (err: unknown) => void,
     /** Re-checks read access (private contracts); on a refusal the subscription closes and `onLost` is told. */
     private readonly gate: AccessGate | null = null,
-    private readonly onLost: () => void = () => {},
+    private readonly onLost: (reason: LostReason) => void = () => {},
   ) {
     this.next = from;
     this.target = storedLength;
@@ -96,10 +99,11 @@ export class Subscription {
       return true;
     }
     this.unchecked = 1;
-    if (await this.gate()) return true;
+    const lost = await this.gate();
+    if (lost === null) return true;
     if (!this.closed) {
       this.close();
-      this.onLost();
+      this.onLost(lost);
     }
     return false;
   }

@@ -5,7 +5,7 @@ import { decodeHash } from "../contract/hex.js";
 import type { HubContext } from "./HubContext.js";
 import { nonNegativeInteger } from "./pageQuery.js";
 import { replayEvents } from "./replayEvents.js";
-import { Subscription } from "./Subscription.js";
+import { type LostReason, Subscription } from "./Subscription.js";
 
 /**
  * Subscribes `listener` to a contract's commits from index or hash `since` (exclusive of the
@@ -19,7 +19,7 @@ export async function subscribeCommits(
   since: number | string | undefined,
   listener: (event: CommitEvent) => void,
   onError: (err: unknown) => void,
-  onClosed?: (reason: "access_lost") => void,
+  onClosed?: (reason: LostReason) => void,
 ): Promise<() => void> {
   const { record } = await hub.access(caller, id, "read");
   let from = record.length;
@@ -56,8 +56,8 @@ export async function subscribeCommits(
     }
   };
   // On a private contract, access follows the state (a seat, a grant): re-checked before events.
-  const gate = record.private ? () => canStillRead(hub, caller, id) : null;
-  sub = new Subscription(id, from, record.length, listener, source, onError, gate, () => onClosed?.("access_lost"));
+  const gate = record.private ? () => accessLost(hub, caller, id) : null;
+  sub = new Subscription(id, from, record.length, listener, source, onError, gate, (reason) => onClosed?.(reason));
   const unsubscribe = hub.bus.add(sub);
   // Commits published between our read and the registration are stored: replay them too.
   const latest = await hub.store.getContract(id);
@@ -80,7 +80,7 @@ export async function subscribeProposalEvents(
   id: string,
   listener: (proposal: ProposalView) => void,
   onError: (err: unknown) => void,
-  onClosed?: (reason: "access_lost") => void,
+  onClosed?: (reason: LostReason) => void,
 ): Promise<() => void> {
   const { record } = await hub.access(caller, id, "read");
   if (!record.private) return hub.bus.onProposal(id, listener as (proposal: unknown) => void);
@@ -90,12 +90,12 @@ export async function subscribeProposalEvents(
     checks = checks
       .then(async () => {
         if (stopped) return;
-        const readable = await canStillRead(hub, caller, id);
+        const lost = await accessLost(hub, caller, id);
         if (stopped) return;
-        if (readable) return listener(proposal as ProposalView);
+        if (lost === null) return listener(proposal as ProposalView);
         stopped = true;
         stop();
-        onClosed?.("access_lost");
+        onClosed?.(lost);
       })
       .catch(onError);
   });
@@ -105,13 +105,21 @@ export async function subscribeProposalEvents(
   };
 }
 
-/** Whether `caller` may read contract `id` at its stored head (other failures propagate). */
-async function canStillRead(hub: HubContext, caller: Caller, id: string): Promise<boolean> {
+/**
+ * Why `caller` may no longer read contract `id` at its stored head, or null when it may: its
+ * access key was revoked (perhaps through another hub instance, which tells this one nothing),
+ * or its identity lost read access. Other failures propagate.
+ */
+async function accessLost(hub: HubContext, caller: Caller, id: string): Promise<LostReason | null> {
+  if (caller.accessKey !== null) {
+    const key = await hub.store.getAccessKey(caller.accessKey);
+    if (key !== null && key.revokedAt !== null) return "access_key_revoked";
+  }
   try {
     await hub.access(caller, id, "read");
-    return true;
+    return null;
   } catch (err) {
-    if (isContractError(err, "NOT_FOUND")) return false;
+    if (isContractError(err, "NOT_FOUND")) return "access_lost";
     throw err;
   }
 }
