@@ -22,7 +22,7 @@ const note = (text: string): Operation => ({ method: "post", path: `/notes/${tex
 
 /** Polls until `done` (events are announced after the answer). */
 async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 3000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe("a proposal's commit appended directly", () => {

@@ -19,7 +19,7 @@ const action = (label: string): Operation => ({ method: "action", value: label }
 
 /** Polls until `done` (events are announced after the answer). */
 async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 3000 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 describe("proposals over REST", () => {

@@ -21,7 +21,7 @@ after(async () => live.close());
 /** Resolves once `events` holds `n` entries (the hub delivers asynchronously); fails rather than hang. */
 async function until(events: unknown[], n: number): Promise<void> {
   for (let i = 0; events.length < n; i++) {
-    if (i > 2000) assert.fail(`expected ${n} events, got ${events.length}`);
+    if (i > 6000) assert.fail(`expected ${n} events, got ${events.length}`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }

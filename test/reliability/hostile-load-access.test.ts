@@ -15,7 +15,7 @@ import { Rng } from "./support/seeded.js";
 /** Waits until `done()` (the hub delivers asynchronously); fails rather than hang. */
 async function until(done: () => boolean, what: string): Promise<void> {
   for (let i = 0; !done(); i++) {
-    if (i > 1000) assert.fail(`timed out waiting for ${what}`);
+    if (i > 3000) assert.fail(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
