@@ -3,13 +3,18 @@ import { setFlagsFromString } from "node:v8";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { instrumentModule } from "./instrumentModule.js";
 import { instrumentOffThread } from "./instrumentOffThread.js";
+import { ModuleCache } from "./ModuleCache.js";
 import { type WasmModuleHandle, wasm } from "./wasmApi.js";
 
 /** A module ready to run, or the reason it never will. */
 export type CompiledPredicate = { ok: true; module: WasmModuleHandle } | { ok: false; error: string };
 
-const CACHE_SIZE = 128;
-const cache = new Map<string, Promise<CompiledPredicate>>();
+/**
+ * 128 modules, and at most 64 MiB of module bytes between them (what they compile to is some
+ * times more): enough for every predicate a busy hub's contracts use at once.
+ */
+const cache = new ModuleCache<CompiledPredicate>(128, 64 * 1024 * 1024);
+
 /**
  * Modules up to this size are instrumented on the caller's thread (a few milliseconds);
  * larger ones in a worker thread, since instrumenting a module of megabytes takes seconds
@@ -24,21 +29,7 @@ export const INLINE_BYTES = 64 * 1024;
  */
 export function compilePredicate(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
   const key = `${createHash("sha256").update(bytes).digest("hex")}:${maxMemoryPages}`;
-  const hit = cache.get(key);
-  if (hit) {
-    // Re-insert to keep the Map's iteration order least-recently-used first.
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const compiled = compile(bytes, maxMemoryPages);
-  cache.set(key, compiled);
-  // A lost instrumenting thread says nothing about the module: the next call tries again.
-  compiled.catch(() => {
-    if (cache.get(key) === compiled) cache.delete(key);
-  });
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return compiled;
+  return cache.get(key, bytes.length, () => compile(bytes, maxMemoryPages));
 }
 
 async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
