@@ -24,6 +24,15 @@ const GUARDED = `model Guarded {
   b -> b []
 }`;
 
+/** x or y may go with z, but not together: either alone can count, both make the commit impossible. */
+const EITHER = `model Either {
+  initial a
+  a -> b [+GO +signed_by(/users/x.id) +signed_by(/users/z.id) -signed_by(/users/y.id)]
+  a -> c [+GO +signed_by(/users/y.id) +signed_by(/users/z.id) -signed_by(/users/x.id)]
+  b -> b []
+  c -> c []
+}`;
+
 const TREASURY = `model Treasury {
   initial idle
   idle -> done [+EXECUTE +threshold(2, /signers)]
@@ -125,6 +134,26 @@ describe("signatures a proposal can count", () => {
     assert.equal(done.statusCode, 200);
     assert.equal(done.json().proposal.status, "committed");
     assert.equal(done.json().commit.new_state.current_state, "b");
+  });
+
+  it("judges concurrent uploads together: of two signatures each countable alone but not together, one is refused", async () => {
+    const [x, y, z] = [await t.principal(), await t.principal(), await t.principal()];
+    const { id, hash } = await proposed(EITHER, { "/users/x.id": x.key, "/users/y.id": y.key, "/users/z.id": z.key }, [
+      action("GO"),
+    ]);
+    const answers = await Promise.all([
+      sign(id, hash, { "/users/x.id": signCommit(hash, x.identity.seed) }, x),
+      sign(id, hash, { "/users/y.id": signCommit(hash, y.identity.seed) }, y),
+    ]);
+    assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 422]);
+    const refused = answers.find((r) => r.statusCode === 422)!.json();
+    assert.equal(refused.details.reason, "signature_not_counted");
+    const kept = await read(id, hash);
+    assert.equal(kept.status, "open");
+    assert.equal(Object.keys(kept.signatures).length, 1, "only the signature that was taken is stored");
+    const done = await sign(id, hash, { "/users/z.id": signCommit(hash, z.identity.seed) }, z);
+    assert.equal(done.statusCode, 200);
+    assert.equal(done.json().proposal.status, "committed");
   });
 
   it("counts every member of a threshold directory, and nobody outside it", async () => {

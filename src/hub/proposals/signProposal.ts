@@ -52,20 +52,23 @@ export async function signProposal(
         signer,
       });
   }
-  await refuseUncounted(hub, found, state, added);
-  // Stored first, atomically with other signers' additions, so whichever signer stores last
-  // sees every signature and completes the commit, on whichever hub instance it arrives.
-  if ((await hub.store.addProposalSignatures(id, hash, added)) === null) throw proposalNotFound(id, hash);
   return hub.locks.run(id, async () => {
     const { state: now } = await hub.access(caller, id, "read");
     // Read again under the lock and with the state: a signer that held the lock before this one
     // may have completed the proposal (it is committed, and the head has moved past its parent,
     // so the copy read before the lock would look stale) or added signatures. Deciding on that
     // earlier copy answered such a signer 409 instead of the committed proposal.
-    const fresh = await hub.store.getProposal(id, hash);
-    if (fresh === null) throw proposalNotFound(id, hash);
-    const answer = await settledAnswer(hub, fresh, now);
+    const before = await hub.store.getProposal(id, hash);
+    if (before === null) throw proposalNotFound(id, hash);
+    const answer = await settledAnswer(hub, before, now);
     if (answer !== null) return answer;
+    // Judged under the lock with what earlier signers stored: two uploads, each countable on
+    // its own, could together leave no transition (a `-signed_by` one of them triggers).
+    await refuseUncounted(hub, before, now, added);
+    // Stored before deciding, atomically with other signers' additions, so whichever signer
+    // stores last sees every signature and completes the commit, on whichever hub instance.
+    const fresh = await hub.store.addProposalSignatures(id, hash, added);
+    if (fresh === null) throw proposalNotFound(id, hash);
     try {
       // Every stored signature was verified on arrival against this state (its parent is the head).
       const keys = [...new Set(Object.keys(fresh.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
@@ -99,7 +102,8 @@ export async function signProposal(
  * no transition is left. Uploading needs only read access, so without this check anyone could
  * fill the proposal's signature limit with throw-away keys (locking out the real co-signers),
  * change the commit's recorded signers, or store a signature that makes it impossible. Checked
- * before storing and outside the lock: the decision under the lock stays the final one.
+ * under the contract's lock, before storing, so concurrent uploads to one instance are judged
+ * one after the other.
  */
 async function refuseUncounted(
   hub: HubContext,
