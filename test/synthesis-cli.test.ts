@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Io } from "../src/cli/Io.js";
+import { EXIT_USAGE, type Io } from "../src/cli/Io.js";
 import { main } from "../src/cli/main.js";
+import { startCommand } from "../src/cli/startCommand.js";
 import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 
 const VARS = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "HUB_LLM_BASE_URL", "HUB_LLM_MODEL", "HUB_LLM_PROVIDER"] as const;
@@ -82,6 +86,33 @@ describe("contract-hub synthesize", () => {
       delete process.env.OPENAI_API_KEY;
       delete process.env.HUB_LLM_BASE_URL;
       await fake.close();
+    }
+  });
+});
+
+describe("contract-hub start with a malformed language-model setting", () => {
+  it("refuses to start, naming the variable, instead of answering every synthesis with INTERNAL", async () => {
+    for (const [variable, value] of [
+      ["HUB_LLM_TIMEOUT_MS", "abc"],
+      ["HUB_LLM_MAX_TOKENS", "-1"],
+      ["HUB_LLM_STRUCTURED", "maybe"],
+    ] as const) {
+      const io = capture();
+      const env = { OPENAI_API_KEY: "local", [variable]: value };
+      const dir = mkdtempSync(join(tmpdir(), "hub-llm-config-"));
+      try {
+        // A hub that did start stops again at once (stop already resolved), so the test cannot hang.
+        const code = await startCommand({ port: "0", rpcPort: "0", dataDir: join(dir, "data") }, io, {
+          version: "0.1.0",
+          env,
+          stop: Promise.resolve(),
+        });
+        assert.equal(code, EXIT_USAGE, variable);
+        assert.match(io.stderr, new RegExp(variable));
+        assert.equal(existsSync(join(dir, "data")), false, "refused before the store is opened");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
 });

@@ -6,13 +6,14 @@
 import pino from "pino";
 import { AccessRegistry } from "../auth/AccessRegistry.js";
 import { Authenticator } from "../auth/Authenticator.js";
+import { isContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
 import { createWasmRunner, disabledWasmRunner } from "../predicates/wasmRunner.js";
 import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
-import { hubOperations } from "../synthesis/hubOperations.js";
+import { hubOperations, type SynthesisOperations } from "../synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../templates/templateCatalogue.js";
 import { LogKey } from "../tlog/LogKey.js";
 import { readLogKeyFile } from "../tlog/logKeyFile.js";
@@ -32,11 +33,13 @@ export interface StartDeps {
 export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): Promise<number> {
   const env = deps.env ?? process.env;
   let config: ReturnType<typeof loadStartConfig>;
+  let synthesis: SynthesisOperations;
   try {
     config = loadStartConfig(flags, env);
+    synthesis = hubOperations(env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      io.err(`contract-hub start: ${err.message}`);
+    if (err instanceof ConfigError || (isContractError(err) && err.details?.reason === "bad_config")) {
+      io.err(`contract-hub start: ${(err as Error).message}`);
       return EXIT_USAGE;
     }
     throw err;
@@ -68,7 +71,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     logKey,
     version: deps.version,
     templates: TEMPLATE_CATALOGUE,
-    synthesis: hubOperations(env),
+    synthesis,
     onError: (err) => logger.error({ err }, "subscription error"),
     workBudgetMs: config.workBudget,
     limits: withLimits({ modelCheckBudget: config.checkBudget }),

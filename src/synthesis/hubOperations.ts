@@ -15,11 +15,14 @@ export interface SynthesisOperations {
  * Synthesis as a hub operation, configured by `env`. When a language-model key
  * is configured, synthesis spends the operator's money, so an unauthenticated caller gets 401
  * and each identity has a quota (`HUB_SYNTHESIS_QUOTA` calls per hour,
- * default 100, 0 = none); without a key the pattern synthesizer answers anyone.
+ * default 100, 0 = none); without a key the pattern synthesizer answers anyone. Throws
+ * ContractError (`details.reason: "bad_config"`, `details.variable`) for a malformed setting.
  */
 export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.fromEnv(env)): SynthesisOperations {
   // One provider for the hub's life, so what it learns about the server (no structured output) is kept.
-  let provider: LlmProvider | null | undefined;
+  // Made now, so a malformed HUB_LLM_* value stops the hub at start (ContractError, reason
+  // bad_config) rather than failing every synthesis with INTERNAL.
+  const provider: LlmProvider | null = providerFromEnv(env);
   return {
     async synthesize(caller, body) {
       if (hasLlmKey(env)) {
@@ -30,7 +33,6 @@ export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.f
         }
         quota.take(caller.identity);
       }
-      provider ??= providerFromEnv(env);
       return synthesize(body, { provider });
     },
   };
