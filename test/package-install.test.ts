@@ -176,14 +176,20 @@ test("a plain JS project imports the SDK, engine and language, with types that r
   writeFileSync(
     join(project, "main.js"),
     `// @ts-check
-import { HubClient, checkHubLog, computeCommitHash, leafHash, verifyCheckpoint, verifyConsistency, verifyInclusion } from "contract-hub";
-import { replayLog } from "contract-hub/engine";
+import { HubClient, checkHubLog, computeCommitHash, generateKeyPair, leafHash, verifyCheckpoint, verifyCommitSignature, verifyConsistency, verifyInclusion } from "contract-hub";
+import { buildWireCommit, replayLog } from "contract-hub/engine";
 import { parseModel } from "contract-hub/language";
 
 const client = new HubClient({ url: process.argv[2] ?? "" });
 const health = await client.health();
 /** @type {string} */
 const hash = computeCommitHash("c1", null, []);
+// docs/engine.md: buildWireCommit builds a push-format commit with its hash and signatures.
+const pair = generateKeyPair();
+/** @type {import("contract-hub/engine").CommitSigner} */
+const signer = { key: pair.seed };
+const wire = buildWireCommit("c1", null, [], [signer]);
+const signed = Object.values(wire.head.signatures).map((s) => verifyCommitSignature(wire.hash, pair.publicKey, s));
 // The log checks the docs promise: the whole check, and the verifiers it is made of.
 const { origin, public_key } = await client.checkpointKey();
 /** @type {import("contract-hub").PinnedLogKey} */
@@ -198,7 +204,7 @@ const log = {
   consistent: verifyConsistency(kept.size, kept.size, root, root, []),
   included: verifyInclusion(leafHash(Buffer.alloc(32)), 0, 1, [], leafHash(Buffer.alloc(32))),
 };
-console.log(JSON.stringify({ status: health.status, hash, model: parseModel("model m { a -> b }").name, replay: typeof replayLog, log }));
+console.log(JSON.stringify({ status: health.status, hash, signed, model: parseModel("model m { a -> b }").name, replay: typeof replayLog, log }));
 `,
   );
   writeFileSync(
@@ -214,6 +220,7 @@ await checkHubLog(new HubClient({ url: "" }), { origin: "o" }, null, null);
   const out = JSON.parse(run(process.execPath, ["main.js", hubUrl], project, userEnv(home)));
   assert.equal(out.status, "ok");
   assert.match(out.hash, /^[0-9a-f]{64}$/);
+  assert.deepEqual(out.signed, [true]);
   assert.equal(out.model, "m");
   assert.equal(out.replay, "function");
   assert.ok(out.log.size > 0, "the hub's checkpoint covers the commits pushed above");

@@ -55,5 +55,5 @@ export {
 export { HubClient, type HubClientOptions, type ProposalAnswer } from "./HubClient.js";
 export { type CommitNotification, HubSocket, type ProposalNotification } from "./HubSocket.js";
 export { proposalSignatures, verifiedProposalHash } from "./proposalSignatures.js";
-export { commitHashOfBody, signedSubmitBody, signedWireCommit } from "./signedCommits.js";
+export { type CommitSigner, commitHashOfBody, signedSubmitBody, signedWireCommit } from "./signedCommits.js";
 export { type PushProgress, pullAll, pushInBatches } from "./sync.js";

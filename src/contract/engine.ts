@@ -8,6 +8,7 @@ import { normalizeIdentity } from "./hex.js";
 
 export { acceptCommit, applyDelta, type StateDelta } from "./acceptCommit.js";
 export { acceptGenesis } from "./acceptGenesis.js";
+export { buildWireCommit, type CommitSigner } from "./buildWireCommit.js";
 export { ContractState, type GoverningModel, type RuleRecord } from "./ContractState.js";
 export { decideProposal, type ProposalDecision, proposalCountable, proposalMissing } from "./decideProposal.js";
 export type { AssetHooks, AssetOperation, EngineContext, PredicateResult, WasmRunner } from "./EngineContext.js";
