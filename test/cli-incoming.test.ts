@@ -151,6 +151,15 @@ describe("incoming and recv by prefix", () => {
       ["VALIDATION_FAILED", "insufficient_balance", 0],
     );
     await treasury.ok(["push"], till);
+    // An asset this contract holds none of, and no unpushed commit creates or receives: refused
+    // as the hub would refuse it (-32022), and nothing is written.
+    const before = (await treasury.ok<unknown[]>(["log"], till)).length;
+    const none = await failed(["send", "--asset", "SILVER", "--to", vaultId, "--amount", "1"], till, 1);
+    assert.deepEqual(
+      [none.code, none.details?.reason, none.details?.rpc_code],
+      ["VALIDATION_FAILED", "asset_not_found", -32022],
+    );
+    assert.equal((await treasury.ok<unknown[]>(["log"], till)).length, before);
 
     // A SEND to itself, received back before the push, leaves the balance as it was.
     const self = (

@@ -27,6 +27,13 @@ export function sendCommand(
       amount: positiveInteger(opts.amount, "--amount"),
     };
     const available = await knownBalance(cli, opts.key, value.asset_id);
+    if (available === "none") {
+      throw new ContractError(
+        "VALIDATION_FAILED",
+        `SEND rejected: this contract holds no ${value.asset_id}, and no unpushed commit creates or receives it`,
+        { reason: "asset_not_found", rpc_code: -32022, asset_id: value.asset_id },
+      );
+    }
     if (available !== null && value.amount > available) {
       throw new ContractError(
         "VALIDATION_FAILED",
@@ -44,9 +51,11 @@ export function sendCommand(
  * booked amount (by `issuer/asset_id`, the contract's own asset, or the one held asset of
  * that id) plus pending creates, sends and receipts. An unpushed RECV credits what its SEND
  * carries (as the hub lists it, or an unpushed SEND to this contract), so what it brings in
- * may be sent on in the same push. Null when it cannot be known.
+ * may be sent on in the same push. Null when it cannot be known; "none" when the hub answered
+ * and neither its books nor an unpushed commit mention an asset of that id (the hub would
+ * refuse the SEND, -32022).
  */
-async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<number | null> {
+async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<number | null | "none"> {
   const wc = WorkingCopy.find(cli.cwd);
   const unpushed = wc.readCommits().slice(wc.origin().length);
   let books: Awaited<ReturnType<typeof hubAssets>>;
@@ -69,7 +78,15 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
     byName.find((b) => b.issuer === own) ??
     (byName.length === 1 ? byName[0] : undefined);
   const pending = pendingChanges(unpushed).find((p) => p.asset_id === asset);
-  if (held === undefined && pending === undefined && received === 0) return null;
+  if (held === undefined && pending === undefined && received === 0) {
+    // Matched by id alone here, so a differently spelled name never refuses a SEND the hub takes.
+    const id = plainId(asset);
+    const mentioned =
+      books.balances.some((b) => b.asset_id === id) ||
+      pendingChanges(unpushed).some((p) => plainId(p.asset_id) === id) ||
+      unpushedReceipts(unpushed).size > 0;
+    return mentioned ? null : "none";
+  }
   return (held?.amount ?? 0) + (pending?.change ?? 0) + received;
 }
 
