@@ -85,6 +85,29 @@ describe("templates and synthesis through the REST routes", () => {
     assert.equal(bad.json().details.param, "seller");
   });
 
+  it("refuses a model, rules or a template's own state path beside a template (400 template_conflict), and creates nothing", async () => {
+    const params = { buyer: `ed25519:${buyerKey}`, seller: seller.publicKey.toString("hex") };
+    const { total } = (await app.inject({ url: "/contracts" })).json();
+    assert.equal(typeof total, "number");
+    const cases: [Record<string, unknown>, string, string | undefined][] = [
+      [{ model: "model m { initial a\n a -> a [] }" }, "model", undefined],
+      [{ rules: ["always(true)"] }, "rules", undefined],
+      [{ state: { "/users/seller.id": buyerKey } }, "state", "/users/seller.id"],
+    ];
+    for (const [extra, field, path] of cases) {
+      const res = await signed("/contracts", { template: "escrow", params, ...extra });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.deepEqual(
+        [res.json().code, res.json().details.reason, res.json().details.field, res.json().details.path],
+        ["INVALID_REQUEST", "template_conflict", field, path],
+      );
+    }
+    assert.equal((await app.inject({ url: "/contracts" })).json().total, total);
+    // A path the template does not set may be added.
+    const noted = await signed("/contracts", { template: "escrow", params, state: { "/notes/ref.text": "PO-17" } });
+    assert.equal(noted.statusCode, 201, noted.body);
+  });
+
   it("synthesizes from patterns for anyone when no key is configured", async () => {
     const res = await app.inject({
       method: "POST",

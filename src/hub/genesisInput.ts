@@ -23,14 +23,24 @@ export function genesisInput(
   }
   let { model, rules, state } = body;
   if (body.template !== undefined) {
+    // A template contract is the template's terms: a model or rules sent beside it were dropped
+    // or mixed in, and a state path of its own overrode a parameter past its checks.
+    for (const field of ["model", "rules"] as const) {
+      if (body[field] !== undefined) throw templateConflict(body.template, field, `cannot be combined with a template`);
+    }
     const t = templates?.(body.template, body.params ?? {});
     if (t === undefined) {
       throw new ContractError("NOT_FOUND", `Template ${JSON.stringify(body.template)} not found`, {
         reason: "template_not_found",
       });
     }
+    if (state !== undefined && state !== null && typeof state === "object") {
+      const taken = Object.keys(state).find((path) => Object.hasOwn(t.state ?? {}, path));
+      if (taken !== undefined)
+        throw templateConflict(body.template, "state", `path ${taken} is set by the template's parameters`, taken);
+    }
     model = t.model;
-    rules = [...t.rules, ...(rules ?? [])];
+    rules = t.rules;
     state = { ...t.state, ...state };
   }
   if (model !== undefined && model !== null && typeof model !== "string")
@@ -40,6 +50,15 @@ export function genesisInput(
   if (state !== undefined && (state === null || typeof state !== "object" || Array.isArray(state)))
     throw new ContractError("INVALID_REQUEST", "Invalid state: expected an object", { reason: "state_type" });
   return { model: model ?? null, rules: rules ?? [], owner, ...(state ? { state } : {}) };
+}
+
+/** 400 `template_conflict`: a field of the body that would change a template's terms. */
+function templateConflict(template: unknown, field: string, what: string, path?: string): ContractError {
+  return new ContractError("INVALID_REQUEST", `Invalid ${field}: ${what} (template ${JSON.stringify(template)})`, {
+    reason: "template_conflict",
+    field,
+    ...(path !== undefined ? { path } : {}),
+  });
 }
 
 /** `readers` as lower-case hex identities, or null when absent (a public contract). */
