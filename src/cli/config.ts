@@ -101,8 +101,9 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
 
 /** Resolves the configuration from flags and environment. */
 export function loadStartConfig(flags: StartFlags, env: Record<string, string | undefined> = process.env): StartConfig {
+  // [value, source]: the source is the variable's name only when the variable supplied the value.
   const pick = (flag: string | undefined, name: string): [string, string] | undefined =>
-    flag !== undefined ? [flag, name] : env[name] !== undefined && env[name] !== "" ? [env[name]!, name] : undefined;
+    flag !== undefined ? [flag, "flag"] : env[name] !== undefined && env[name] !== "" ? [env[name]!, name] : undefined;
   const port = pick(flags.port, "HUB_PORT");
   const rpcPort = pick(flags.rpcPort, "HUB_RPC_PORT");
   const host = pick(flags.host, "HUB_HOST");
