@@ -42,8 +42,14 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
     assert.throws(() => loadStartConfig(flags, env), ConfigError);
   }
   // A bad value names where it came from: the variable only when the variable supplied it.
-  assert.throws(() => loadStartConfig({ port: "abc" }, {}), (e: Error) => !e.message.includes("HUB_PORT"));
-  assert.throws(() => loadStartConfig({}, { HUB_PORT: "abc" }), (e: Error) => e.message.includes("HUB_PORT"));
+  assert.throws(
+    () => loadStartConfig({ port: "abc" }, {}),
+    (e: Error) => !e.message.includes("HUB_PORT"),
+  );
+  assert.throws(
+    () => loadStartConfig({}, { HUB_PORT: "abc" }),
+    (e: Error) => e.message.includes("HUB_PORT"),
+  );
 });
 
 test("start prints its bound addresses, serves both ports, and stops cleanly", async () => {
