@@ -147,4 +147,12 @@ test("the synthesis quota is read from HUB_SYNTHESIS_QUOTA, with a default and 0
   assert.equal(SynthesisQuota.fromEnv({}).perHour, 100);
   const off = SynthesisQuota.fromEnv({ HUB_SYNTHESIS_QUOTA: "0" });
   for (let i = 0; i < 1000; i++) off.take("id");
+  for (const bad of ["abc", "-1", "1.5", "1e3"]) {
+    assert.throws(
+      () => SynthesisQuota.fromEnv({ HUB_SYNTHESIS_QUOTA: bad }),
+      (err: { details?: Record<string, unknown> }) =>
+        err.details?.reason === "bad_config" && err.details.variable === "HUB_SYNTHESIS_QUOTA",
+      bad,
+    );
+  }
 });

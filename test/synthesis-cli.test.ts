@@ -96,6 +96,7 @@ describe("contract-hub start with a malformed language-model setting", () => {
       ["HUB_LLM_TIMEOUT_MS", "abc"],
       ["HUB_LLM_MAX_TOKENS", "-1"],
       ["HUB_LLM_STRUCTURED", "maybe"],
+      ["HUB_SYNTHESIS_QUOTA", "abc"],
     ] as const) {
       const io = capture();
       const env = { OPENAI_API_KEY: "local", [variable]: value };

@@ -18,11 +18,21 @@ export class SynthesisQuota {
     this.#buckets = new TokenBuckets(perHour, perHour, 3_600_000, now);
   }
 
-  /** The quota configured by `HUB_SYNTHESIS_QUOTA` (a non-negative integer), else the default. */
+  /**
+   * The quota configured by `HUB_SYNTHESIS_QUOTA` (a non-negative integer), else the default.
+   * Anything else throws (`details.reason: "bad_config"`), so `start` refuses it rather than
+   * quietly running with a quota the operator did not ask for.
+   */
   static fromEnv(env: Record<string, string | undefined>, now?: () => number): SynthesisQuota {
-    const raw = env.HUB_SYNTHESIS_QUOTA;
-    const n = raw !== undefined && /^[0-9]{1,9}$/.test(raw.trim()) ? Number(raw.trim()) : DEFAULT_SYNTHESIS_QUOTA;
-    return new SynthesisQuota(n, now);
+    const raw = env.HUB_SYNTHESIS_QUOTA?.trim();
+    if (raw === undefined || raw === "") return new SynthesisQuota(DEFAULT_SYNTHESIS_QUOTA, now);
+    if (!/^[0-9]{1,9}$/.test(raw))
+      throw new ContractError(
+        "INTERNAL",
+        `HUB_SYNTHESIS_QUOTA must be a non-negative integer, got ${JSON.stringify(env.HUB_SYNTHESIS_QUOTA)}`,
+        { reason: "bad_config", variable: "HUB_SYNTHESIS_QUOTA" },
+      );
+    return new SynthesisQuota(Number(raw), now);
   }
 
   /** Spends one call of `identity`, or throws RATE_LIMITED with `details.limit` and `details.retry_after` (s). */
