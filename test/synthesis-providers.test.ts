@@ -267,6 +267,18 @@ describe("synthesis through an OpenAI-compatible endpoint", () => {
     assert.equal(fake.requests.length, 1);
   });
 
+  it("stops reading a response body over 4 MiB: UPSTREAM_ERROR upstream_too_large, no retry", async () => {
+    // As a chunked body (no Content-Length), so the cap is met while reading, not from the header.
+    fake.script({ body: openAiReply("x".repeat(5 * 1024 * 1024)).body, headers: { "transfer-encoding": "chunked" } });
+    const details = await assertContractErrorAsync(
+      () => synthesize({ description: "Alice buys from Bob" }, { env: openAiEnv() }),
+      "UPSTREAM_ERROR",
+      "upstream_too_large",
+    );
+    assert.equal(details.max_bytes, 4 * 1024 * 1024);
+    assert.equal(fake.requests.length, 1);
+  });
+
   it("reports an answer without content as UPSTREAM_ERROR", async () => {
     fake.script({ body: { choices: [] } });
     await assertContractErrorAsync(

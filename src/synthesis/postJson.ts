@@ -13,9 +13,36 @@ export interface PostJsonOptions {
   /** Pause before a retry; a shorter `retry-after` wins. */
   retryDelayMs?: number;
   fetchImpl?: typeof fetch;
+  /** Largest response body read, in bytes (default MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 const MAX_ERROR_TEXT = 300;
+/**
+ * An answer of the hub's largest token budget is tens of kilobytes; a provider (or whatever
+ * answers at its address) that sends more is not giving a contract, and must not fill memory.
+ */
+export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
+
+/** The body as text, or null once it passes `max` bytes (then the rest is not read). */
+async function cappedText(res: Response, max: number): Promise<string | null> {
+  if (Number(res.headers.get("content-length") ?? 0) > max) {
+    await res.body?.cancel();
+    return null;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  for (let r = await reader?.read(); r !== undefined && !r.done; r = await reader!.read()) {
+    size += r.value.byteLength;
+    if (size > max) {
+      await reader!.cancel();
+      return null;
+    }
+    chunks.push(r.value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
 
 function upstream(
   provider: string,
@@ -52,7 +79,7 @@ function isTimeout(err: unknown): boolean {
  * `timeoutMs`. 429, 5xx and network errors are retried `retries` times (default once); a
  * timeout is not retried, so the worst case stays bounded. Every failure is UPSTREAM_ERROR
  * with `details.reason`: upstream_timeout, upstream_unreachable, upstream_status (with
- * `status`), upstream_bad_json.
+ * `status`), upstream_bad_json, upstream_too_large (a body over `maxResponseBytes`, not retried).
  */
 export async function postJson(url: string, opts: PostJsonOptions): Promise<unknown> {
   const doFetch = opts.fetchImpl ?? fetch;
@@ -73,8 +100,16 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
       });
       status = res.status;
       retryAfter = res.headers.get("retry-after");
-      text = await res.text();
+      const max = opts.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+      const read = await cappedText(res, max);
+      if (read === null) {
+        throw upstream(opts.provider, "upstream_too_large", `answered with a body over ${max} bytes`, {
+          max_bytes: max,
+        });
+      }
+      text = read;
     } catch (err) {
+      if (err instanceof ContractError) throw err;
       if (isTimeout(err)) {
         throw upstream(opts.provider, "upstream_timeout", `did not answer within ${opts.timeoutMs} ms`, {
           timeout_ms: opts.timeoutMs,
