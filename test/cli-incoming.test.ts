@@ -144,6 +144,9 @@ describe("incoming and recv by prefix", () => {
     // till holds 3 GOLD on the hub, vault 5; the SEND of 2 to till from the first test is still pending.
     const second = (await treasury.ok<IncomingDoc>(["incoming"], till)).sends[0]!.send_commit_id;
     await treasury.ok(["recv", "--send", second], till);
+    // balances lists the unpushed receipt as pending, under the asset's issuer.
+    const listed = await treasury.ok<{ pending: unknown[] }>(["balances"], till);
+    assert.deepEqual(listed.pending, [{ asset_id: `${vaultId}/GOLD`, change: 2 }]);
     await treasury.ok(["send", "--asset", "GOLD", "--to", vaultId, "--amount", "5"], till);
     const over = await failed(["send", "--asset", "GOLD", "--to", vaultId, "--amount", "1"], till, 1);
     assert.deepEqual(

@@ -2,6 +2,7 @@ import type { Operation, SendValue } from "../contract/Commit.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
+import { sendsTakenByUnpushed, type TakenSend } from "./incomingCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -14,13 +15,19 @@ export interface AssetsDoc {
 
 /**
  * `contract-hub balances`: what this contract holds, as the hub books it, and what the
- * working copy's unpushed commits would change (`pending`: creates add, sends subtract).
+ * working copy's unpushed commits would change (`pending`: creates add, sends subtract,
+ * receipts add what their SENDs carry, under `issuer/asset_id` once the hub booked the SEND).
  */
 export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "balances", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
-    const hub = await hubAssets(cli, opts, wc);
-    const pending = pendingChanges(wc.readCommits().slice(wc.origin().length));
+    const unpushed = wc.readCommits().slice(wc.origin().length);
+    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const [hub, taken] = await Promise.all([
+      hubAssets(cli, opts, wc),
+      sendsTakenByUnpushed(client, wc.config.contract_id, unpushed),
+    ]);
+    const pending = withReceipts(pendingChanges(unpushed), taken);
     const doc = { ...hub, pending };
     report(cli, doc, () =>
       hub.balances.length === 0 && pending.length === 0
@@ -40,6 +47,19 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
 export async function hubAssets(cli: Cli, opts: HubFlags, wc: WorkingCopy): Promise<AssetsDoc> {
   const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   return (await client.getAssets(wc.config.contract_id)) as AssetsDoc;
+}
+
+/** `changes` with what each taken SEND brings in added (an unpushed SEND to itself under the name it was sent by). */
+function withReceipts(
+  changes: { asset_id: string; change: number }[],
+  taken: readonly TakenSend[],
+): { asset_id: string; change: number }[] {
+  const by = new Map(changes.map((c) => [c.asset_id, c.change]));
+  for (const s of taken) {
+    const name = s.issuer === null ? s.asset_id : `${s.issuer}/${s.asset_id}`;
+    by.set(name, (by.get(name) ?? 0) + s.amount);
+  }
+  return [...by].map(([asset_id, change]) => ({ asset_id, change }));
 }
 
 /** Net change per asset name of unpushed commits: CREATE adds its quantity, SEND subtracts its amount. */

@@ -36,6 +36,43 @@ export function unpushedSendsTo(id: string, unpushed: readonly StoredCommit[]): 
   );
 }
 
+/** A SEND an unpushed RECV takes: the asset as the SEND names it, and its issuer once the hub booked it. */
+export interface TakenSend {
+  hash: string;
+  asset_id: string;
+  /** Null for a SEND this working copy has not pushed yet (to its own contract). */
+  issuer: string | null;
+  amount: number;
+}
+
+/**
+ * The SENDs the working copy's unpushed RECVs take: as the hub lists those still waiting for
+ * this contract, or as unpushed SENDs to itself. Asks the hub only when there is a RECV.
+ */
+export async function sendsTakenByUnpushed(
+  client: HubClient,
+  id: string,
+  unpushed: readonly StoredCommit[],
+): Promise<TakenSend[]> {
+  const taken = unpushedReceipts(unpushed);
+  if (taken.size === 0) return [];
+  const sends: TakenSend[] = [
+    ...(await allIncoming(client, id, true)).map((s) => ({
+      hash: s.send_commit_id,
+      asset_id: s.asset_id,
+      issuer: s.issuer,
+      amount: s.amount,
+    })),
+    ...unpushedSendsTo(id, unpushed).map((s) => ({
+      hash: s.hash,
+      asset_id: s.value.asset_id,
+      issuer: null,
+      amount: s.value.amount,
+    })),
+  ];
+  return sends.filter((s) => taken.has(s.hash));
+}
+
 /** One SEND for people: amount, asset and sender. */
 export function sendText(s: { amount: number; asset_id: string; issuer: string; from_contract: string }): string {
   return `${s.amount} ${s.asset_id} (issued by ${s.issuer}) from ${s.from_contract}`;

@@ -3,7 +3,7 @@ import type { StoredCommit } from "../contract/StoredCommit.js";
 import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
-import { allIncoming, unpushedReceipts, unpushedSendsTo } from "./incomingCommand.js";
+import { sendsTakenByUnpushed, unpushedReceipts } from "./incomingCommand.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { positiveInteger, required } from "./workingCopy/numbers.js";
@@ -112,15 +112,9 @@ async function receivedByUnpushed(
   unpushed: readonly StoredCommit[],
   asset: string,
 ): Promise<number> {
-  const taken = unpushedReceipts(unpushed);
-  if (taken.size === 0) return 0;
-  const id = wc.config.contract_id;
+  if (unpushedReceipts(unpushed).size === 0) return 0;
   const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc));
-  const sends = [
-    ...(await allIncoming(client, id, true)).map((s) => ({ hash: s.send_commit_id, ...s })),
-    ...unpushedSendsTo(id, unpushed).map((s) => ({ hash: s.hash, ...s.value, issuer: null })),
-  ];
-  return sends
-    .filter((s) => taken.has(s.hash) && mayBe(asset, s.asset_id, s.issuer))
+  return (await sendsTakenByUnpushed(client, wc.config.contract_id, unpushed))
+    .filter((s) => mayBe(asset, s.asset_id, s.issuer))
     .reduce((sum, s) => sum + s.amount, 0);
 }
