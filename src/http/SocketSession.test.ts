@@ -331,3 +331,51 @@ test("subscribe from an index past the log is refused like an unknown hash; from
     c.ws.close();
   });
 });
+
+test("another request on the socket finishing first does not release the events of a subscription whose answer is pending", async () => {
+  await withServer("rest", async (t, port) => {
+    const { id } = await t.contract();
+    const c = await authenticated(t, port);
+    // The subscribe request is held after its commit subscription registered (where a slow
+    // store read, e.g. a Postgres round trip, keeps it), until `release`; `queued` resolves
+    // once its first event was handed to the session, i.e. held back for the answer.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let delivered!: () => void;
+    const queued = new Promise<void>((resolve) => (delivered = resolve));
+    const hub = t.hub;
+    const subscribe = hub.subscribe.bind(hub);
+    const subscribeProposals = hub.subscribeProposals.bind(hub);
+    hub.subscribe = (caller, cid, since, listener, onClosed) =>
+      subscribe(
+        caller,
+        cid,
+        since,
+        (event) => {
+          listener(event);
+          delivered();
+        },
+        onClosed,
+      );
+    hub.subscribeProposals = async (...args) => {
+      await held;
+      return subscribeProposals(...args);
+    };
+    c.ws.send(
+      JSON.stringify({ jsonrpc: "2.0", id: "sub", method: "subscribe", params: { contract_id: id, since: 0 } }),
+    );
+    await queued;
+    // A second request on the same socket completes while the subscribe is still held.
+    const health = await c.request("getHealth");
+    assert.equal(health.result?.status, "ok");
+    release();
+    // The next message is the subscribe answer (the bug sent the held-back commit event here).
+    const answer = await c.next();
+    assert.deepEqual([answer.id, answer.method], ["sub", undefined]);
+    const event = await c.next();
+    assert.equal(event.method, "commit");
+    assert.equal(event.params?.subscription, answer.result?.subscription);
+    assert.equal(indexOf(event), 0);
+    c.ws.close();
+  });
+});

@@ -21,6 +21,12 @@ import { toContractError } from "./toContractError.js";
 /** RPC context of a socket call: the session is reachable for the socket-only methods. */
 export interface SocketContext extends RpcContext {
   session: SocketSession;
+  /**
+   * The subscriptions this frame's requests created. Their held-back events are released
+   * once the frame's answer is sent, and only theirs: requests of other frames run at the
+   * same time, and one of them finishing says nothing about these answers.
+   */
+  subscribed: string[];
 }
 
 interface Subscription {
@@ -99,10 +105,11 @@ export class SocketSession {
         caller: this.caller,
         version: this.#options.version ?? VERSION,
         session: this,
+        subscribed: [],
       };
       const answer = await dispatcher.handleText(text, ctx);
       if (answer) this.send(answer);
-      this.#flush();
+      this.#release(ctx.subscribed);
     });
     this.send({
       jsonrpc: "2.0",
@@ -185,10 +192,15 @@ export class SocketSession {
     this.send({ jsonrpc: "2.0", method: "commit", params: { subscription, ...event } });
   }
 
-  /** Releases events held back while their `subscribe` answer was pending. */
-  #flush(): void {
-    for (const [id, sub] of this.#subs) {
-      if (sub.ready) continue;
+  /**
+   * Releases the events of subscriptions `ids` held back while their `subscribe` answer was
+   * pending (it has been sent now). Not every pending one: another frame's subscribe may still
+   * be running, and its events must wait for its own answer (docs/api.md).
+   */
+  #release(ids: readonly string[]): void {
+    for (const id of ids) {
+      const sub = this.#subs.get(id);
+      if (sub === undefined || sub.ready) continue;
       sub.ready = true;
       for (const event of sub.queue.splice(0)) this.#notify(id, event);
     }
@@ -257,9 +269,12 @@ export const SOCKET_METHODS: Record<string, RpcMethod<SocketContext>> = {
       contract_id: S.ContractId,
       since: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), S.Hash])),
     }),
-    run: async ({ session }, p) => ({
-      subscription: await session.subscribe(p.contract_id as string, p.since as number | string | undefined),
-    }),
+    run: async ({ session, subscribed }, p) => {
+      const subscription = await session.subscribe(p.contract_id as string, p.since as number | string | undefined);
+      // Its events are held back until the answer carrying this id is sent (see `subscribed`).
+      subscribed.push(subscription);
+      return { subscription };
+    },
   },
   unsubscribe: {
     params: Type.Object({ subscription: Type.String() }),
