@@ -71,6 +71,7 @@ export function assetCases(fresh: () => Promise<Store>): void {
       "already_received",
     );
     assert.equal(details.rpc_code, -32032);
+    assert.equal(details.commit_hash, more[1]!.hash, "the refusal names the commit that carried the RECV");
     assert.equal(await store.getCommitByHash("b", more[1]!.hash), null);
     assert.equal((await store.getContract("b"))!.head, more[0]!.hash);
     assert.deepEqual(await store.getAssets("a"), {

@@ -219,7 +219,14 @@ export async function pushCommits(
       throw namingCommit(err, fresh[stored.length]?.hash, storedLength + stored.length);
     }
 
-    await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}), caller);
+    try {
+      await hub.append(id, head, stored, ledger.extras(contract ? { contract } : {}), caller);
+    } catch (err) {
+      // A refusal only the store's constraints found (an asset race) names its commit by hash.
+      const hash = isContractError(err) ? err.details?.commit_hash : undefined;
+      const at = stored.findIndex((c) => c.hash === hash);
+      throw at < 0 ? err : namingCommit(err, hash, storedLength + at);
+    }
     hub.appended(working, stored.length);
     hub.publish(id, stored, views);
     return { pushed: stored.length, head: working.head };

@@ -1,10 +1,6 @@
 import type { PoolClient } from "pg";
-import { ContractError } from "../../contract/ContractError.js";
+import { assetEffectRefusal } from "../assetEffectRefusal.js";
 import type { AssetEffect } from "../Store.js";
-
-function reject(operation: string, reason: string, rpcCode: number, id: string): never {
-  throw new ContractError("VALIDATION_FAILED", `${operation} rejected: ${reason}`, { reason: id, rpc_code: rpcCode });
-}
 
 /** The SQLSTATE and constraint name of a pg error (both undefined otherwise). */
 function pgError(err: unknown): { code?: string; constraint?: string } {
@@ -34,7 +30,8 @@ export async function applyPgAssetEffects(client: PoolClient, effects: readonly 
           "UPDATE balances SET amount = amount - $1 WHERE contract_id = $2 AND issuer = $3 AND asset_id = $4",
           [e.amount, e.from, e.issuer, e.assetId],
         );
-        if (debit.rowCount !== 1) reject("SEND", `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
+        if (debit.rowCount !== 1)
+          throw assetEffectRefusal(e, `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
         await client.query(
           "INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount) VALUES ($1, $2, $3, $4, $5, $6)",
           [e.commitHash, e.from, e.to, e.issuer, e.assetId, e.amount],
@@ -45,9 +42,10 @@ export async function applyPgAssetEffects(client: PoolClient, effects: readonly 
           [e.sendCommitHash],
         );
         const send = rows[0];
-        if (send === undefined) reject("RECV", `SEND ${e.sendCommitHash} not found`, -32030, "send_not_found");
+        if (send === undefined)
+          throw assetEffectRefusal(e, `SEND ${e.sendCommitHash} not found`, -32030, "send_not_found");
         if (send.to_contract !== e.contractId)
-          reject("RECV", `SEND is addressed to ${send.to_contract}`, -32031, "wrong_recipient");
+          throw assetEffectRefusal(e, `SEND is addressed to ${send.to_contract}`, -32031, "wrong_recipient");
         await client.query(
           "INSERT INTO receipts (send_commit_hash, recv_commit_hash, contract_id) VALUES ($1, $2, $3)",
           [e.sendCommitHash, e.recvCommitHash, e.contractId],
@@ -57,10 +55,11 @@ export async function applyPgAssetEffects(client: PoolClient, effects: readonly 
     } catch (err) {
       const { code, constraint } = pgError(err);
       if (code === "23505" && constraint === "receipts_one_per_send" && e.kind === "recv")
-        reject("RECV", "SEND already received", -32032, "already_received");
+        throw assetEffectRefusal(e, "SEND already received", -32032, "already_received");
       if (code === "23505" && constraint === "assets_pkey" && e.kind === "create")
-        reject("CREATE", `asset ${e.assetId} already exists`, -32040, "asset_exists");
-      if (code === "23514" && e.kind === "send") reject("SEND", "insufficient balance", -32024, "insufficient_balance");
+        throw assetEffectRefusal(e, `asset ${e.assetId} already exists`, -32040, "asset_exists");
+      if (code === "23514" && e.kind === "send")
+        throw assetEffectRefusal(e, "insufficient balance", -32024, "insufficient_balance");
       throw err;
     }
   }

@@ -1,10 +1,6 @@
-import { ContractError } from "../../contract/ContractError.js";
+import { assetEffectRefusal } from "../assetEffectRefusal.js";
 import type { AssetEffect } from "../Store.js";
 import type Database from "./Database.js";
-
-function reject(operation: string, reason: string, rpcCode: number, id: string): never {
-  throw new ContractError("VALIDATION_FAILED", `${operation} rejected: ${reason}`, { reason: id, rpc_code: rpcCode });
-}
 
 function isConstraint(err: unknown, kind: string): boolean {
   return err instanceof Error && "code" in err && String((err as { code: unknown }).code) === kind;
@@ -32,7 +28,8 @@ export function applyAssetEffects(db: Database.Database, effects: readonly Asset
         const debit = db
           .prepare("UPDATE balances SET amount = amount - ? WHERE contract_id = ? AND issuer = ? AND asset_id = ?")
           .run(e.amount, e.from, e.issuer, e.assetId);
-        if (debit.changes !== 1) reject("SEND", `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
+        if (debit.changes !== 1)
+          throw assetEffectRefusal(e, `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
         db.prepare(
           "INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount) VALUES (?, ?, ?, ?, ?, ?)",
         ).run(e.commitHash, e.from, e.to, e.issuer, e.assetId, e.amount);
@@ -42,9 +39,10 @@ export function applyAssetEffects(db: Database.Database, effects: readonly Asset
           .get(e.sendCommitHash) as
           | { to_contract: string; issuer: string; asset_id: string; amount: number }
           | undefined;
-        if (send === undefined) reject("RECV", `SEND ${e.sendCommitHash} not found`, -32030, "send_not_found");
+        if (send === undefined)
+          throw assetEffectRefusal(e, `SEND ${e.sendCommitHash} not found`, -32030, "send_not_found");
         if (send.to_contract !== e.contractId)
-          reject("RECV", `SEND is addressed to ${send.to_contract}`, -32031, "wrong_recipient");
+          throw assetEffectRefusal(e, `SEND is addressed to ${send.to_contract}`, -32031, "wrong_recipient");
         db.prepare("INSERT INTO receipts (send_commit_hash, recv_commit_hash, contract_id) VALUES (?, ?, ?)").run(
           e.sendCommitHash,
           e.recvCommitHash,
@@ -54,11 +52,11 @@ export function applyAssetEffects(db: Database.Database, effects: readonly Asset
       }
     } catch (err) {
       if (isConstraint(err, "SQLITE_CONSTRAINT_UNIQUE") && e.kind === "recv")
-        reject("RECV", "SEND already received", -32032, "already_received");
+        throw assetEffectRefusal(e, "SEND already received", -32032, "already_received");
       if (isConstraint(err, "SQLITE_CONSTRAINT_PRIMARYKEY") && e.kind === "create")
-        reject("CREATE", `asset ${e.assetId} already exists`, -32040, "asset_exists");
+        throw assetEffectRefusal(e, `asset ${e.assetId} already exists`, -32040, "asset_exists");
       if (isConstraint(err, "SQLITE_CONSTRAINT_CHECK") && e.kind === "send")
-        reject("SEND", "insufficient balance", -32024, "insufficient_balance");
+        throw assetEffectRefusal(e, "insufficient balance", -32024, "insufficient_balance");
       throw err;
     }
   }
