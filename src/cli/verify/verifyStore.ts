@@ -2,6 +2,7 @@
  * The hub's fsck (docs/storage.md): every contract in the store is replayed without trusting
  * it (replayLog `trusted: false`): each hash recomputed, each parent link, signature, signer
  * list and transition checked, and the contract row's head and length compared with the log.
+ * The row's owner must be the genesis commit's, and no commit may be stored after its length.
  * The contract's stored state snapshot (docs/storage.md) is compared with the state the
  * replay reaches at its length: a snapshot that differs, or whose digest does not match its
  * text, is damage too (the hub would otherwise load from it).
@@ -11,6 +12,7 @@ import { isContractError } from "../../contract/ContractError.js";
 import type { ContractState } from "../../contract/ContractState.js";
 import type { WasmRunner } from "../../contract/EngineContext.js";
 import { replayLog } from "../../contract/engine.js";
+import { IDENTITY_PREFIX } from "../../contract/hex.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { SNAPSHOT_FORMAT, snapshotDigest, snapshotText } from "../../contract/stateSnapshot.js";
 import { localWasmRunner } from "../../predicates/wasmRunner.js";
@@ -107,6 +109,28 @@ async function verifyContract(
       damage: {
         index: null,
         message: `contract row says ${record.length} commits ending at ${record.head}, the log has ${commits.length} ending at ${state.head}`,
+      },
+    };
+  }
+  // The hub decides access by the row's owner: it must be the owner the genesis commit signed up.
+  if (state.owner !== IDENTITY_PREFIX + record.owner) {
+    return {
+      ...base,
+      ok: false,
+      damage: { index: null, message: `contract row names owner ${record.owner}, the genesis commit ${state.owner}` },
+    };
+  }
+  // A commit after the row's length: the row was moved back while the commits stayed (the hub
+  // serves the shorter log and cannot append there).
+  const stray = await store.getCommitAt(id, record.length);
+  if (stray !== null) {
+    return {
+      ...base,
+      ok: false,
+      damage: {
+        index: record.length,
+        hash: stray.hash,
+        message: `a commit is stored after the ${record.length} commits the contract row says`,
       },
     };
   }
