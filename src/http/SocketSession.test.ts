@@ -1,9 +1,21 @@
 import assert from "node:assert/strict";
-import { once } from "node:events";
+import { EventEmitter, once } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { WebSocket } from "ws";
+import { openSqliteHub } from "../../test/support/openSqliteHub.js";
 import { type Principal, postsAfter, type TestApp, testApp } from "../../test/support/testApps.js";
+import { AccessRegistry } from "../auth/AccessRegistry.js";
+import { Authenticator } from "../auth/Authenticator.js";
 import { socketAuthParams } from "../auth/signRequest.js";
+import { generateKeyPair } from "../contract/keys.js";
+import type { Caller } from "../hub/HubApi.js";
+import type { Store } from "../store/Store.js";
+import type { HttpOptions } from "./HttpOptions.js";
+import { RpcDispatcher } from "./RpcDispatcher.js";
+import { SOCKET_METHODS, type SocketContext, SocketSession } from "./SocketSession.js";
 
 type Msg = {
   id?: unknown;
@@ -378,4 +390,106 @@ test("another request on the socket finishing first does not release the events 
     assert.equal(indexOf(event), 0);
     c.ws.close();
   });
+});
+
+/**
+ * The server side of a socket whose client reads nothing: from the first commit event sent on,
+ * more than 64 MiB wait unsent. `close` starts the close handshake, which such a client never
+ * answers, so "close" is not emitted (ws would emit it only when the handshake times out).
+ */
+class UnreadSocket extends EventEmitter {
+  readonly OPEN = 1;
+  readyState = 1;
+  bufferedAmount = 0;
+  closeCode: number | null = null;
+  readonly sent: Msg[] = [];
+
+  send(text: string): void {
+    const message = JSON.parse(text) as Msg;
+    this.sent.push(message);
+    if (message.method === "commit") this.bufferedAmount = 64 * 1024 * 1024 + 1;
+  }
+
+  close(code: number): void {
+    this.closeCode = code;
+    this.readyState = 2;
+  }
+}
+
+test("a client disconnected for not reading (1013) has its subscription's replay stopped at that decision", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "socket-session-test-"));
+  const socket = new UnreadSocket();
+  // Commits the replay reads from the store once the socket is being closed; `ended` resolves
+  // when the replay's read ends (stopped, or through the whole log).
+  let watching = false;
+  let readAfterClose = 0;
+  let readEnded!: () => void;
+  const ended = new Promise<void>((resolve) => (readEnded = resolve));
+  const countReads = (store: Store): Store =>
+    new Proxy(store, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== "function") return value;
+        if (prop !== "readCommits") return value.bind(target);
+        const read = value as Store["readCommits"];
+        return async function* (...args: Parameters<Store["readCommits"]>) {
+          if (!watching) return yield* read.apply(target, args);
+          try {
+            for await (const c of read.apply(target, args)) {
+              if (socket.closeCode !== null) readAfterClose++;
+              yield c;
+            }
+          } finally {
+            readEnded();
+          }
+        };
+      },
+    });
+  const hub = await openSqliteHub({ dataDir: dir, wrapStore: countReads });
+  try {
+    const caller: Caller = { identity: generateKeyPair().publicKey.toString("hex"), accessKey: null };
+    const { contract_id: id } = await hub.createContract(caller, { model: null, rules: [] });
+    const { head } = await hub.getState(caller, id);
+    await hub.push(caller, id, { commits: postsAfter(id, head, 40) });
+    // Events the replay produces for the session once the socket is being closed.
+    let producedAfterClose = 0;
+    const subscribe = hub.subscribe.bind(hub);
+    hub.subscribe = (c, cid, since, listener, onClosed) =>
+      subscribe(
+        c,
+        cid,
+        since,
+        (event) => {
+          if (socket.closeCode !== null) producedAfterClose++;
+          listener(event);
+        },
+        onClosed,
+      );
+    const options: HttpOptions = {
+      hub,
+      authenticator: new Authenticator({ store: hub.store }),
+      registry: new AccessRegistry({ store: hub.store }),
+      rateLimit: 0,
+      logger: false,
+    };
+    const session = new SocketSession(socket as unknown as WebSocket, caller, options);
+    session.start(new RpcDispatcher<SocketContext>(SOCKET_METHODS, { maxBatch: 10, maxDepth: 64, bodyBytes: 1 << 20 }));
+    watching = true;
+    const request = { jsonrpc: "2.0", id: 1, method: "subscribe", params: { contract_id: id, since: 0 } };
+    socket.emit("message", Buffer.from(JSON.stringify(request)), false);
+    await ended;
+    assert.equal(socket.closeCode, 1013);
+    assert.deepEqual(
+      socket.sent.map((m) => m.id ?? m.method),
+      ["hello", 1, "commit"],
+    );
+    assert.equal(producedAfterClose, 0);
+    // At most the commit the replay was reading when the decision was taken; not the other 39.
+    assert.ok(readAfterClose <= 1, `${readAfterClose} commits read after the close decision`);
+    assert.equal(hub.bus.hasListeners(id), false);
+    socket.emit("close");
+  } finally {
+    await hub.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -72,11 +72,9 @@ export class SocketSession {
       this.#options.hub.onAccessChange?.((contractId, identity) => void this.#recheck(contractId, identity)) ??
       (() => {});
     this.#socket.on("close", () => {
-      this.#closed = true;
+      this.#end();
       stopRevoke();
       stopAccess();
-      for (const sub of this.#subs.values()) sub.stop?.();
-      this.#subs.clear();
     });
     this.#socket.on("message", async (data, isBinary) => {
       // Each frame is a request: it spends the key's (or the address's) tokens, and a key
@@ -122,10 +120,21 @@ export class SocketSession {
   send(message: unknown): void {
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
     if (this.#socket.bufferedAmount > MAX_BUFFERED) {
+      // Nothing more is sent from here on, so the subscriptions stop now: waiting for the
+      // "close" event (the close handshake, up to 30 s with a client that reads nothing)
+      // would leave their replays computing events only to drop them.
+      this.#end();
       this.#socket.close(1013, "client too slow");
       return;
     }
     this.#socket.send(JSON.stringify(message));
+  }
+
+  /** Sends nothing more and stops every subscription (and the replay of any): the socket is closing. */
+  #end(): void {
+    this.#closed = true;
+    for (const sub of this.#subs.values()) sub.stop?.();
+    this.#subs.clear();
   }
 
   /** Verifies `authenticate {key, signature}` over this connection's challenge and adopts the caller. */
