@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
-import { stateView } from "../src/contract/engine.js";
+import { replayLog, stateView } from "../src/contract/engine.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { candidatesOf, failedOn } from "./support/engineAsserts.js";
 import { RELEASE_REACHABLE, V1, V2_GOOD } from "./support/escrowModels.js";
@@ -182,6 +182,36 @@ describe("rules", () => {
     }
     assert.equal(d.state.rules.length, 0);
     await d.commit([op.model("model m { a -> a [+MODEL] }")], [buyer]);
+  });
+
+  it("refuses a creation rule anchored at a commit hash: no commit comes before the genesis", async () => {
+    const buyer = new Party("buyer");
+    const anchored = `rule r { starting_at ${"ab".repeat(32)} formula { true } }`;
+    const genesis = { model: "model m { a -> a [] }", owner: buyer.identity, rules: [anchored] };
+    const details = await assertContractErrorAsync(
+      () => ContractDriver.create("anchored1", genesis),
+      "VALIDATION_FAILED",
+      "unknown_anchor",
+    );
+    assert.equal(details.anchor, "ab".repeat(32));
+  });
+
+  it("admission checks of new rules do not apply to a trusted replay of what the hub stored before them", async () => {
+    const buyer = new Party("buyer");
+    // As a store written before these checks could hold: created under the trusted flag, which skips them.
+    const old = await ContractDriver.create(
+      "stored-before",
+      {
+        model: null,
+        owner: buyer.identity,
+        rules: ["lfp(X, !X)", `rule r { starting_at ${"cd".repeat(32)} formula { true } }`],
+      },
+      { trusted: true },
+    );
+    const replayed = await replayLog("stored-before", old.log, { trusted: true });
+    assert.equal(replayed.rules.length, 2);
+    // An untrusted replay (verify, a cloned working copy) holds the log to today's rules.
+    await assert.rejects(replayLog("stored-before", old.log, { trusted: false }));
   });
 
   it("checks a hash-anchored rule at that commit's states", async () => {

@@ -144,6 +144,23 @@ export function checkRule(
   rememberTrue(key);
 }
 
+/**
+ * checkRuleFormula for a rule given at creation, which also may not name an anchor commit:
+ * none comes before the genesis (VALIDATION_FAILED `unknown_anchor`), and quietly anchoring
+ * it at the initial state would check it somewhere other than where its author said.
+ */
+export function checkGenesisRule(rule: RuleRecord): void {
+  checkRuleFormula(rule);
+  const anchor = ruleAnchor(rule.decl);
+  if ("hash" in anchor) {
+    throw new ContractError(
+      "VALIDATION_FAILED",
+      `Cannot add ${ruleName(rule)}: its anchor "${anchor.hash}" is not an earlier commit of this contract (a rule given at creation is anchored at the initial state)`,
+      { reason: "unknown_anchor", anchor: anchor.hash },
+    );
+  }
+}
+
 /** The anchor of a parsed rule: `$PARENT`/none, or a commit hash. */
 export function ruleAnchor(decl: RuleDecl): { parent: true } | { hash: string } {
   return decl.startingAt === null || decl.startingAt === "$PARENT" ? { parent: true } : { hash: decl.startingAt };
