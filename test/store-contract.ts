@@ -158,7 +158,7 @@ export function storeContractSuite(
       for await (const _ of store.readPullTexts("missing", 0, 10)) assert.fail("an absent contract has no entries");
     });
 
-    it("keeps the newest state snapshot of each contract; an older one never replaces it", async () => {
+    it("keeps the newest state snapshot of each contract; an older one never replaces it, one as long that differs does", async () => {
       const store = await fresh();
       const chain = await withChain(store, "s", 3);
       const other = await withChain(store, "t", 1);
@@ -177,6 +177,12 @@ export function storeContractSuite(
       await store.saveSnapshot(snap("t", 1, other[0]!.hash));
       assert.deepEqual(await store.readSnapshot("s"), snap("s", 3, chain[2]!.hash));
       assert.deepEqual(await store.listSnapshots(), [snap("s", 3, chain[2]!.hash), snap("t", 1, other[0]!.hash)]);
+      // One as long that differs (the stored one was damaged, or of another format) replaces it.
+      const rewritten = { ...snap("s", 3, chain[2]!.hash), format: 2, state: '{"rewritten":3}' };
+      await store.saveSnapshot(rewritten);
+      assert.deepEqual(await store.readSnapshot("s"), rewritten);
+      await store.saveSnapshot(snap("s", 2, chain[1]!.hash));
+      assert.deepEqual(await store.readSnapshot("s"), rewritten);
     });
 
     it("answers a stale head with CONFLICT naming the stored head, and stores nothing", async () => {

@@ -483,7 +483,10 @@ export class PostgresStore implements Store {
       `INSERT INTO state_snapshots (contract_id, length, head, format, state, digest) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (contract_id) DO UPDATE SET length = excluded.length, head = excluded.head,
            format = excluded.format, state = excluded.state, digest = excluded.digest
-         WHERE excluded.length > state_snapshots.length`,
+         WHERE excluded.length > state_snapshots.length
+            OR (excluded.length = state_snapshots.length
+                AND (excluded.format, excluded.head, excluded.state, excluded.digest)
+                 <> (state_snapshots.format, state_snapshots.head, state_snapshots.state, state_snapshots.digest))`,
       [s.contractId, s.length, s.head, s.format, s.state, s.digest],
     );
   }

@@ -173,13 +173,20 @@ export class SqliteWrites {
     return withdrawSync(this.sqlFn, contractId, hash);
   }
 
-  /** Keeps the snapshot unless the contract's stored one is at least as long. */
+  /**
+   * Keeps the snapshot unless the contract's stored one is longer, or as long and the same: one
+   * as long that differs is one the hub could not use (damaged, another format, another head),
+   * written over by the snapshot of its replay.
+   */
   saveSnapshot(s: StateSnapshot): void {
     this.sql(
       `INSERT INTO state_snapshots (contract_id, length, head, format, state, digest) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (contract_id) DO UPDATE SET length = excluded.length, head = excluded.head,
            format = excluded.format, state = excluded.state, digest = excluded.digest
-         WHERE excluded.length > state_snapshots.length`,
+         WHERE excluded.length > state_snapshots.length
+            OR (excluded.length = state_snapshots.length
+                AND (excluded.format, excluded.head, excluded.state, excluded.digest)
+                 <> (state_snapshots.format, state_snapshots.head, state_snapshots.state, state_snapshots.digest))`,
     ).run(s.contractId, s.length, s.head, s.format, s.state, s.digest);
   }
 
