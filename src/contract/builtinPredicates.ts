@@ -83,8 +83,9 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
     return ok(signers.has(key));
   }),
   threshold: arity(2, "threshold", ([n, dir], { data, signers }) => {
-    const need = Number(n);
-    if (!Number.isSafeInteger(need) || need < 0) return ok(false, [`threshold count "${n}" is not an integer`]);
+    // Decimal digits only: Number() would also read "" as 0 (no signature needed), "0x2" and "1e1".
+    const need = /^[0-9]{1,15}$/.test(n!) ? Number(n) : Number.NaN;
+    if (!Number.isSafeInteger(need)) return ok(false, [`threshold count "${n}" is not an integer`]);
     const keys = keysUnder(data, dir!);
     if (keys.length === 0) return ok(false, [`no keys under ${dir}`]);
     const have = keys.filter((k) => signers.has(k)).length;
