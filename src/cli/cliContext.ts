@@ -144,6 +144,7 @@ const KIND_TEXT: Record<string, string> = {
   forbidden: "forbidden but present:",
   needs_label: "needs a transition naming",
   needs_modifies: "needs a transition allowing",
+  not_evaluated: "not evaluated (explanation cut short):",
 };
 
 /** A progress bar on stderr; drawn only when stderr is a terminal (pipes and logs stay clean). */

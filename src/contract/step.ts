@@ -64,7 +64,8 @@ export function commitFacts(init: Omit<CommitFacts, "labels" | "cache">, actionL
 /** One property of a candidate transition that stopped it. */
 export interface FailedProperty {
   property: string;
-  kind: "missing" | "forbidden" | "needs_label" | "needs_modifies";
+  /** `not_evaluated`: a custom predicate the explanation did not run (see EXPLANATION_EVALUATIONS). */
+  kind: "missing" | "forbidden" | "needs_label" | "needs_modifies" | "not_evaluated";
   errors?: string[];
   /** Metered gas of a custom WASM predicate (built-ins report none here). */
   gas_used?: number;
@@ -83,6 +84,32 @@ export interface StepResult {
   next: number[];
   /** When rejected: every transition tried, ranked by number of failed properties. */
   candidates: Candidate[];
+  /** When rejected: the explanation reached EXPLANATION_EVALUATIONS and left custom predicates unevaluated. */
+  cutShort?: true;
+}
+
+/**
+ * Custom predicates the explanation of a refusal may run beyond those the decision already ran
+ * (results are cached per commit, so those cost nothing again). Deciding needs at most one
+ * failing property per transition; explaining evaluates every property of every candidate, so
+ * a model with hundreds of guarded transitions made one refused commit run hundreds of modules.
+ * The hub's work budget does not see predicate work (it is gas-metered on its own threads,
+ * and the runner reports gas, not time), and the explanation is not needed to decide, so it is
+ * bounded here rather than charged: deterministic (a count, not time), the same refusal on
+ * the hub, in `verify` and in a working copy. Past the cap the remaining custom predicates are
+ * listed as `not_evaluated` and the refusal says `explanation_cut_short` (docs/engine.md).
+ */
+export const EXPLANATION_EVALUATIONS = 16;
+
+/** The refusal detail of a step whose explanation was cut short: `{explanation_cut_short: true}`, else nothing. */
+export function cutShort(result: StepResult): { explanation_cut_short?: true } {
+  return result.cutShort ? { explanation_cut_short: true } : {};
+}
+
+/** What is left of a refusal's explanation allowance (EXPLANATION_EVALUATIONS), shared by its candidates. */
+interface Explaining {
+  left: number;
+  cutShort: boolean;
 }
 
 /** The text of a label list, as in a model: `+DEPOSIT +signed_by(/users/buyer.id)`. */
@@ -188,11 +215,21 @@ async function judge(
   t: LtsTransition,
   facts: CommitFacts,
   needs: { labels: string[]; paths: string[] },
+  explaining: Explaining,
 ): Promise<FailedProperty[]> {
   const failed: FailedProperty[] = [];
   for (const p of t.label) {
+    const custom = isPredicate(p) && !isBuiltinPredicate(p.name);
+    if (custom && !facts.cache.has(keyOf(p))) {
+      if (explaining.left <= 0) {
+        explaining.cutShort = true;
+        failed.push({ property: printProperty(p), kind: "not_evaluated" });
+        continue;
+      }
+      explaining.left--;
+    }
     const result = await propertyHolds(p, facts);
-    const gas = isPredicate(p) && !isBuiltinPredicate(p.name) ? { gas_used: result.gas_used } : {};
+    const gas = custom ? { gas_used: result.gas_used } : {};
     if (p.sign === "+" && !result.valid) {
       failed.push({
         property: printProperty(p),
@@ -268,7 +305,8 @@ function coversNeeds(t: LtsTransition, needs: { labels: string[]; paths: string[
 /**
  * Steps the state set `current` with a commit: the new states are the targets of every
  * enabled transition leaving a current state (models may be nondeterministic). When none is
- * enabled, `candidates` explains every transition that was tried; accepted steps skip that work.
+ * enabled, `candidates` explains every transition that was tried, running at most
+ * EXPLANATION_EVALUATIONS more custom predicates (`cutShort` past it); accepted steps skip that work.
  */
 export async function step(lts: Lts, current: readonly number[], facts: CommitFacts): Promise<StepResult> {
   const needs = sensitiveNeeds(facts.input.ops, facts.input.data);
@@ -281,6 +319,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
   }
   if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };
   const candidates: Candidate[] = [];
+  const explaining: Explaining = { left: EXPLANATION_EVALUATIONS, cutShort: false };
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
       const t = lts.transitions[lts.succEdge[i]!]!;
@@ -288,10 +327,10 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
         from: lts.displayNames[t.from]!,
         to: lts.displayNames[t.to]!,
         label: labelText(t.label),
-        failed: await judge(t, facts, needs),
+        failed: await judge(t, facts, needs, explaining),
       });
     }
   }
   candidates.sort((a, b) => a.failed.length - b.failed.length);
-  return { next: [], candidates };
+  return explaining.cutShort ? { next: [], candidates, cutShort: true } : { next: [], candidates };
 }

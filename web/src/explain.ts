@@ -61,6 +61,7 @@ const KIND_TEXT: Readonly<Record<string, string>> = {
   forbidden: "present, but the transition forbids it",
   needs_label: "the commit carries this action, and this transition does not",
   needs_modifies: "the commit writes this path, and this transition does not allow it",
+  not_evaluated: "not evaluated: the hub cut the explanation short",
 };
 
 /** The diagram marks an explanation implies: counterexample states and edges, and the transitions tried. */
