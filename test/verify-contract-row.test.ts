@@ -40,9 +40,11 @@ before(async () => {
 });
 after(cleanup);
 
-/** verify over a copy of the store damaged by `damage`. */
+/** verify over a copy of the store damaged by `damage` (kept in `lastCopy`). */
+let lastCopy = "";
 async function verifyDamaged(damage: (db: Database.Database) => void): Promise<{ code: number; doc: VerifyDoc }> {
   const copy = tempDir();
+  lastCopy = copy;
   cpSync(dir, copy, { recursive: true });
   const db = new Database(join(copy, "hub.sqlite"));
   damage(db);
@@ -72,6 +74,23 @@ describe("verify --data-dir: the contract row against its log", () => {
     assert.equal(report(doc, "first").ok, true);
     assert.equal(report(doc, "second").ok, false);
     assert.equal(report(doc, "second").damage?.index, null);
+  });
+
+  it("reports a commit without a leaf and leaves it without one: verify changes nothing it checks", async () => {
+    const { code, doc } = await verifyDamaged((db) =>
+      db.prepare("UPDATE commits SET leaf_index = NULL WHERE contract_id = 'second' AND idx = 2").run(),
+    );
+    assert.equal(code, 1);
+    assert.equal((doc as VerifyDoc & { tree: { ok: boolean } }).tree.ok, false);
+    const db = new Database(join(lastCopy, "hub.sqlite"), { readonly: true });
+    try {
+      const row = db.prepare("SELECT leaf_index FROM commits WHERE contract_id = 'second' AND idx = 2").get() as {
+        leaf_index: number | null;
+      };
+      assert.equal(row.leaf_index, null, "verify gave the commit no leaf");
+    } finally {
+      db.close();
+    }
   });
 
   it("reports a commit stored after the contract row's length at its index", async () => {

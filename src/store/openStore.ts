@@ -10,6 +10,12 @@ export interface OpenStoreOptions {
   databaseUrl?: string | null | undefined;
   /** PostgreSQL pool connections per instance (default 10). */
   poolSize?: number;
+  /**
+   * SQLite: give leaves to commits stored without one (default true; `verify` opens with
+   * false, see SqliteStoreOptions). PostgreSQL always does, since a rolling upgrade
+   * legitimately leaves commits an older instance wrote without a leaf.
+   */
+  repairLeaves?: boolean;
 }
 
 /** The hub's store: PostgreSQL when a URL is given (scale-out), else SQLite in `dataDir`. */
@@ -20,7 +26,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     });
   }
-  return SqliteStore.open({ dataDir: options.dataDir });
+  return SqliteStore.open({
+    dataDir: options.dataDir,
+    ...(options.repairLeaves === undefined ? {} : { repairLeaves: options.repairLeaves }),
+  });
 }
 
 /** What the relay feeds (Hub.relay is one): see postgres/commitRelay.ts. */

@@ -25,7 +25,8 @@ import type {
 } from "../Store.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitInsert } from "./commitRows.js";
 import Database from "./Database.js";
-import { migrate } from "./migrate.js";
+import { migrate, schemaVersion } from "./migrate.js";
+import { SCHEMA_VERSION } from "./migrations.js";
 import { SqliteWriter } from "./SqliteWriter.js";
 import { listProposalsSync, readProposal } from "./sqliteProposals.js";
 import { backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
@@ -37,6 +38,12 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Rows per page when streaming commits (default 256). */
   pageSize?: number;
+  /**
+   * Give leaves to commits stored without one (default true). `verify` opens with false: in a
+   * store of the current schema a missing leaf is damage to report, and verify must not change
+   * what it checks. A store it migrates from before the tree still gets its leaves.
+   */
+  repairLeaves?: boolean;
 }
 
 /**
@@ -81,8 +88,10 @@ export class SqliteStore implements Store {
       db.pragma("journal_mode = WAL");
       db.pragma("synchronous = FULL");
       db.pragma("foreign_keys = ON");
+      const before = schemaVersion(db);
       migrate(db, Math.floor(Date.now() / 1000));
-      backfillSqliteLeaves(db, (text) => db.prepare(text));
+      if (options.repairLeaves !== false || before < SCHEMA_VERSION)
+        backfillSqliteLeaves(db, (text) => db.prepare(text));
       const writer = await SqliteWriter.open(path, busyTimeoutMs);
       return new SqliteStore(options, path, db, writer);
     } catch (err) {

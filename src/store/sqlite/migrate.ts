@@ -2,6 +2,13 @@ import { ContractError } from "../../contract/ContractError.js";
 import type Database from "./Database.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
 
+/** The schema version a store file is at (0 for a new one), read without writing. */
+export function schemaVersion(db: Database.Database): number {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").get();
+  if (table === undefined) return 0;
+  return (db.prepare("SELECT MAX(version) AS v FROM schema_version").get() as { v: number | null }).v ?? 0;
+}
+
 /**
  * Brings the database to SCHEMA_VERSION (or to `upTo`, older: how tests build the database an
  * older hub left). Runs under `BEGIN IMMEDIATE` so two processes opening the same file at
