@@ -4,6 +4,7 @@ import type { Lts } from "../lang/Lts.js";
 import { ANSWER_SCHEMA, ANSWER_SCHEMA_NAME } from "./answerSchema.js";
 import { buildPrompt, promptText } from "./buildPrompt.js";
 import { type CandidateCheck, checkCandidate } from "./checkCandidate.js";
+import { fixReadTerms } from "./fixReadTerms.js";
 import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
 import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
 import { patternSynthesize } from "./patternSynthesize.js";
@@ -106,6 +107,19 @@ export async function llmSynthesize(
       errors: [check.modelError],
     });
   }
+  // A commit may post alongside its action: what the predicates read (a quorum's keys, a
+  // deadline, a hash) gets -modifies on every step that does not move it on purpose.
+  const fixed = fixReadTerms(parsed.model);
+  let model = parsed.model.trim();
+  let lts = check.lts;
+  if (fixed.added.length > 0) {
+    const fixedCheck = checkCandidate(fixed.model, parsed.rules);
+    if (fixedCheck.lts !== null) {
+      model = fixed.model;
+      check = fixedCheck;
+      lts = fixedCheck.lts;
+    }
+  }
   const rules: string[] = [];
   check.rules.forEach((r, i) => {
     if (r.error === undefined) rules.push(r.text);
@@ -113,10 +127,17 @@ export async function llmSynthesize(
   });
   if (rules.length === 0) warnings.push("no rule of the answer holds on its model: the contract has no rules");
   const dropped = warnings.length;
-  warnings.push(...check.lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(check.lts));
+  if (model !== parsed.model.trim()) {
+    for (const { path, transitions } of fixed.added) {
+      warnings.push(
+        `model: added -modifies(${path}) to ${transitions} transition(s): a predicate reads ${path}, and a commit could post there alongside its action (a step meant to move it should carry +modifies(${path}))`,
+      );
+    }
+  }
+  warnings.push(...lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(lts));
   const hinted = familyForHint(hint);
   return {
-    model: parsed.model.trim(),
+    model,
     rules,
     parties: partiesOf(parsed, parsed.model),
     protections: parsed.protections,

@@ -1,0 +1,79 @@
+import type { ModelDecl, Property, Transition } from "../lang/ast.js";
+import { parseModel } from "../lang/parser.js";
+import { printModel } from "../lang/printer.js";
+
+/** Predicates whose first argument names state they read a term from (a quorum, a deadline, a hash). */
+const READS_FIRST = new Set(["any_signed", "all_signed", "before", "after", "hash_matches"]);
+
+/** True when one path is the other or lies under it on a `/` boundary. */
+function overlaps(a: string, b: string): boolean {
+  const under = (dir: string, p: string) => p === dir || p.startsWith(`${dir.replace(/\/$/, "")}/`);
+  return under(a, b) || under(b, a);
+}
+
+function allTransitions(m: ModelDecl): Transition[] {
+  return [...m.transitions, ...m.parts.flatMap((p) => p.transitions)];
+}
+
+/**
+ * The paths a model's predicates read a term from: `threshold`, `any_signed` and
+ * `all_signed` directories (or key lists), `before`/`after` dates, `hash_matches` hashes.
+ * Keys at `.id` paths (`signed_by`, `oracle_attests`) are left out: the hub refuses to
+ * overwrite one unless a transition carries `+modifies` of it.
+ */
+export function readTermPaths(m: ModelDecl): string[] {
+  const out = new Set<string>();
+  for (const t of allTransitions(m)) {
+    for (const p of t.label) {
+      if (p.args === null) continue;
+      const path = p.name === "threshold" ? p.args[1] : READS_FIRST.has(p.name) ? p.args[0] : undefined;
+      if (path?.startsWith("/")) out.add(path);
+    }
+  }
+  return [...out];
+}
+
+/** Whether the transition already says if it writes `path` (`+modifies` of it moves it on purpose). */
+function saysModifies(t: Transition, path: string): boolean {
+  return t.label.some((p) => p.name === "modifies" && p.args?.[0] !== undefined && overlaps(p.args[0], path));
+}
+
+/** An outcome's unlabeled self-loop (the state's only way out): no predicate is read past it. */
+function terminalLoop(t: Transition, siblings: readonly Transition[]): boolean {
+  return t.label.length === 0 && t.from === t.to && siblings.every((s) => s.from !== t.from || s === t);
+}
+
+export interface FixedTerms {
+  /** The model text: the input unchanged when nothing was added, else the printed model. */
+  model: string;
+  /** Each path that got `-modifies`, with how many transitions it was added to. */
+  added: Array<{ path: string; transitions: number }>;
+}
+
+/**
+ * A commit may post alongside its action, including to what the model's predicates read: a
+ * party who added a key of its own under a quorum's directory could meet it alone, one who
+ * moved a deadline could refund or reclaim at once, one who replaced a hash could reveal a
+ * preimage of its own. So every transition that does not itself say whether it writes such a
+ * path gets `-modifies(<path>)` (the step meant to move it, a renewal, carries `+modifies`).
+ * For a language model's answer; the pattern synthesizer writes these itself (Draft.model).
+ */
+export function fixReadTerms(text: string): FixedTerms {
+  const m = parseModel(text);
+  const paths = readTermPaths(m);
+  const added = new Map<string, number>();
+  const groups = [m.transitions, ...m.parts.map((p) => p.transitions)];
+  for (const group of groups) {
+    for (const t of group) {
+      if (terminalLoop(t, group)) continue;
+      for (const path of paths) {
+        if (saysModifies(t, path)) continue;
+        const fixed: Property = { sign: "-", name: "modifies", args: [path] };
+        t.label.push(fixed);
+        added.set(path, (added.get(path) ?? 0) + 1);
+      }
+    }
+  }
+  if (added.size === 0) return { model: text, added: [] };
+  return { model: printModel(m), added: [...added].map(([path, transitions]) => ({ path, transitions })) };
+}
