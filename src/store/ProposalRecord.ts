@@ -1,4 +1,5 @@
 import type { Attestation, Operation } from "../contract/Commit.js";
+import { ContractError } from "../contract/ContractError.js";
 
 /** What the store records of a proposal's life; `stale` and `expired` are derived (see proposalStatus). */
 export type StoredProposalStatus = "open" | "committed" | "withdrawn";
@@ -115,6 +116,27 @@ export function keepsExisting(existing: ProposalRecord | null, head: string, now
   if (existing === null) return false;
   const status = proposalStatus(existing, head, now);
   return status === "open" || status === "committed";
+}
+
+/** Whether two sets of proposal signatures hold the same signers with the same signatures. */
+export function sameSignatures(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
+}
+
+/**
+ * The CONFLICT of an append that would complete a proposal no longer open (another hub
+ * instance withdrew it after the commit was decided): the append is rolled back.
+ */
+export function proposalNotOpen(contractId: string, hash: string, status: string | undefined) {
+  return new ContractError(
+    "CONFLICT",
+    `Proposal ${hash} of contract ${contractId} is ${status ?? "gone"}: it is not appended`,
+    {
+      reason: `proposal_${status ?? "not_found"}`,
+      ...(status !== undefined ? { status } : {}),
+    },
+  );
 }
 
 /** The RATE_LIMITED refusal past the open-proposal cap. */

@@ -283,13 +283,17 @@ export interface Store {
     q: { status: ProposalStatus; now: number; limit: number; offset: number },
   ): Promise<ProposalRecord[]>;
   /**
-   * Adds signatures to a stored-open proposal, atomically with concurrent additions (so the
-   * last of two racing signers sees both); returns the proposal after it, or null when absent.
+   * Adds signatures to a stored-open proposal whose signatures are still `judged` (those the
+   * caller judged the new ones against), atomically with concurrent additions (so the last of
+   * two racing signers sees both); returns the proposal after it, or null when absent. When
+   * the proposal is no longer open or holds other signatures (another hub instance changed it
+   * meanwhile) nothing is written and the proposal is returned as it is.
    */
   addProposalSignatures(
     contractId: string,
     hash: string,
     signatures: Record<string, string>,
+    judged: Record<string, string>,
   ): Promise<ProposalRecord | null>;
   /** Marks a stored-open proposal withdrawn; returns the proposal after it, or null when absent. */
   withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null>;

@@ -8,7 +8,7 @@ import { decodeHash, typeName } from "../../contract/hex.js";
 import { DEFAULT_LIMITS } from "../../contract/limits.js";
 import { validateCommitShape } from "../../contract/validateCommitShape.js";
 import { resolveSignerKey } from "../../contract/verifySigners.js";
-import { type ProposalRecord, proposalStatus } from "../../store/ProposalRecord.js";
+import { type ProposalRecord, proposalStatus, sameSignatures } from "../../store/ProposalRecord.js";
 import type { HubContext } from "../HubContext.js";
 import { decideUnderLock } from "./decideUnderLock.js";
 import { proposalClosed, proposalNotFound } from "./proposalErrors.js";
@@ -58,17 +58,27 @@ export async function signProposal(
     // may have completed the proposal (it is committed, and the head has moved past its parent,
     // so the copy read before the lock would look stale) or added signatures. Deciding on that
     // earlier copy answered such a signer 409 instead of the committed proposal.
-    const before = await hub.store.getProposal(id, hash);
-    if (before === null) throw proposalNotFound(id, hash);
-    const answer = await settledAnswer(hub, before, now);
-    if (answer !== null) return answer;
-    // Judged under the lock with what earlier signers stored: two uploads, each countable on
-    // its own, could together leave no transition (a `-signed_by` one of them triggers).
-    await refuseUncounted(hub, before, now, added);
-    // Stored before deciding, atomically with other signers' additions, so whichever signer
-    // stores last sees every signature and completes the commit, on whichever hub instance.
-    const fresh = await hub.store.addProposalSignatures(id, hash, added);
-    if (fresh === null) throw proposalNotFound(id, hash);
+    let before = await hub.store.getProposal(id, hash);
+    let fresh: ProposalRecord;
+    for (;;) {
+      if (before === null) throw proposalNotFound(id, hash);
+      const answer = await settledAnswer(hub, before, now);
+      if (answer !== null) return answer;
+      // Judged under the lock with what earlier signers stored: two uploads, each countable on
+      // its own, could together leave no transition (a `-signed_by` one of them triggers).
+      await refuseUncounted(hub, before, now, added);
+      // Stored before deciding, atomically with other signers' additions, so whichever signer
+      // stores last sees every signature and completes the commit, on whichever hub instance.
+      // Stored only if the proposal still holds the signatures judged against: another
+      // instance (its own lock) may have stored some meanwhile, and then it is judged again.
+      const expected = { ...before.signatures, ...added };
+      const stored = await hub.store.addProposalSignatures(id, hash, added, before.signatures);
+      if (stored !== null && stored.status === "open" && sameSignatures(stored.signatures, expected)) {
+        fresh = stored;
+        break;
+      }
+      before = stored;
+    }
     try {
       // Every stored signature was verified on arrival against this state (its parent is the head).
       const keys = [...new Set(Object.keys(fresh.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
@@ -102,8 +112,8 @@ export async function signProposal(
  * no transition is left. Uploading needs only read access, so without this check anyone could
  * fill the proposal's signature limit with throw-away keys (locking out the real co-signers),
  * change the commit's recorded signers, or store a signature that makes it impossible. Checked
- * under the contract's lock, before storing, so concurrent uploads to one instance are judged
- * one after the other.
+ * under the contract's lock, before storing, and stored only if no other instance stored
+ * signatures meanwhile, so concurrent uploads are judged one after the other.
  */
 async function refuseUncounted(
   hub: HubContext,

@@ -30,15 +30,19 @@ export async function withdrawProposal(
       throw new ContractError("FORBIDDEN", "Only the proposer or the contract's owner can withdraw a proposal", {
         reason: "not_proposer",
       });
-    if (proposalStatus(found, state.head, hub.now()) === "committed")
-      throw new ContractError("CONFLICT", `Proposal ${hash} is committed: it can no longer be withdrawn`, {
-        reason: "proposal_committed",
-        status: "committed",
-      });
+    if (proposalStatus(found, state.head, hub.now()) === "committed") throw committed(hash);
     const changed = found.status === "open";
     const after = changed ? (await hub.store.withdrawProposal(id, hash))! : found;
+    // Another hub instance (its own lock) may have appended it since it was read.
+    if (after.status === "committed") throw committed(hash);
     const proposal = await proposalView(after, state, hub.now(), hub.settings);
     if (changed) hub.bus.publishProposal(id, proposal);
     return { proposal };
   });
 }
+
+const committed = (hash: string) =>
+  new ContractError("CONFLICT", `Proposal ${hash} is committed: it can no longer be withdrawn`, {
+    reason: "proposal_committed",
+    status: "committed",
+  });

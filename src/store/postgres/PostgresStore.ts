@@ -470,8 +470,11 @@ export class PostgresStore implements Store {
     contractId: string,
     hash: string,
     signatures: Record<string, string>,
+    judged: Record<string, string>,
   ): Promise<ProposalRecord | null> {
-    return this.write((client) => addPgSignatures(client, this.channels.proposals, contractId, hash, signatures));
+    return this.write((client) =>
+      addPgSignatures(client, this.channels.proposals, contractId, hash, signatures, judged),
+    );
   }
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {

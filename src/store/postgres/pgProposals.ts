@@ -7,7 +7,9 @@ import {
   type ProposalRow,
   type ProposalStatus,
   proposalFromRow,
+  proposalNotOpen,
   proposalParams,
+  sameSignatures,
   statusCondition,
   tooManyProposals,
 } from "../ProposalRecord.js";
@@ -90,16 +92,20 @@ export async function listPgProposals(
   return rows.map(proposalFromRow);
 }
 
-/** Merges signatures into a stored-open proposal under its row lock: a racing signer waits and then sees these. */
+/**
+ * Merges signatures into a stored-open proposal still holding `judged`, under its row lock: a
+ * racing signer waits, then finds other signatures than it judged against and writes nothing.
+ */
 export async function addPgSignatures(
   client: pg.PoolClient,
   channel: string,
   contractId: string,
   hash: string,
   signatures: Record<string, string>,
+  judged: Record<string, string>,
 ): Promise<ProposalRecord | null> {
   const existing = await readPgProposal(client, contractId, hash, true);
-  if (existing === null || existing.status !== "open") return existing;
+  if (existing === null || existing.status !== "open" || !sameSignatures(existing.signatures, judged)) return existing;
   const merged = { ...existing.signatures, ...signatures };
   await client.query("UPDATE proposals SET signatures = $1 WHERE contract_id = $2 AND hash = $3", [
     JSON.stringify(merged),
@@ -125,7 +131,11 @@ export async function withdrawPgProposal(
   return readPgProposal(client, contractId, hash);
 }
 
-/** Marks the proposal an append completes as committed (inside the append's transaction). */
+/**
+ * Marks the proposal an append completes as committed (inside the append's transaction); a
+ * proposal no longer open (another instance withdrew it after the commit was decided) fails
+ * the append (CONFLICT, rolled back).
+ */
 export async function markPgCommitted(
   client: pg.PoolClient,
   channel: string,
@@ -133,9 +143,12 @@ export async function markPgCommitted(
   proposal: { hash: string; signatures: Record<string, string> },
   index: number,
 ): Promise<void> {
-  await client.query(
-    "UPDATE proposals SET status = 'committed', commit_index = $1, signatures = $2 WHERE contract_id = $3 AND hash = $4",
+  const { rowCount } = await client.query(
+    `UPDATE proposals SET status = 'committed', commit_index = $1, signatures = $2
+      WHERE contract_id = $3 AND hash = $4 AND status = 'open'`,
     [index, JSON.stringify(proposal.signatures), contractId, proposal.hash],
   );
+  if (rowCount !== 1)
+    throw proposalNotOpen(contractId, proposal.hash, (await readPgProposal(client, contractId, proposal.hash))?.status);
   await notifyProposal(client, channel, contractId, proposal.hash);
 }

@@ -359,8 +359,9 @@ export class SqliteStore implements Store {
     contractId: string,
     hash: string,
     signatures: Record<string, string>,
+    judged: Record<string, string>,
   ): Promise<ProposalRecord | null> {
-    return this.writer.run("addProposalSignatures", contractId, hash, signatures);
+    return this.writer.run("addProposalSignatures", contractId, hash, signatures, judged);
   }
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {

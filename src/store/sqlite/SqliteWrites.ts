@@ -165,8 +165,13 @@ export class SqliteWrites {
     return saveProposalSync(this.sqlFn, proposal, q);
   }
 
-  addProposalSignatures(contractId: string, hash: string, signatures: Record<string, string>) {
-    return addSignaturesSync(this.sqlFn, contractId, hash, signatures);
+  addProposalSignatures(
+    contractId: string,
+    hash: string,
+    signatures: Record<string, string>,
+    judged: Record<string, string>,
+  ) {
+    return addSignaturesSync(this.sqlFn, contractId, hash, signatures, judged);
   }
 
   withdrawProposal(contractId: string, hash: string) {

@@ -6,7 +6,9 @@ import {
   type ProposalRow,
   type ProposalStatus,
   proposalFromRow,
+  proposalNotOpen,
   proposalParams,
+  sameSignatures,
   statusCondition,
   tooManyProposals,
 } from "../ProposalRecord.js";
@@ -62,15 +64,16 @@ export function listProposalsSync(
   return (rows as ProposalRow[]).map(proposalFromRow);
 }
 
-/** Merges signatures into a stored-open proposal (inside a write transaction). */
+/** Merges signatures into a stored-open proposal still holding `judged` (inside a write transaction). */
 export function addSignaturesSync(
   sql: Sql,
   contractId: string,
   hash: string,
   signatures: Record<string, string>,
+  judged: Record<string, string>,
 ): ProposalRecord | null {
   const existing = readProposal(sql, contractId, hash);
-  if (existing === null || existing.status !== "open") return existing;
+  if (existing === null || existing.status !== "open" || !sameSignatures(existing.signatures, judged)) return existing;
   const merged = { ...existing.signatures, ...signatures };
   sql("UPDATE proposals SET signatures = ? WHERE contract_id = ? AND hash = ?").run(
     JSON.stringify(merged),
@@ -89,16 +92,22 @@ export function withdrawSync(sql: Sql, contractId: string, hash: string): Propos
   return readProposal(sql, contractId, hash);
 }
 
-/** Marks the proposal an append completes as committed (inside the append's transaction). */
+/**
+ * Marks the proposal an append completes as committed (inside the append's transaction); a
+ * proposal no longer open (withdrawn after the commit was decided) fails the append (CONFLICT).
+ */
 export function markCommittedSync(
   sql: Sql,
   contractId: string,
   proposal: { hash: string; signatures: Record<string, string> },
   index: number,
 ): void {
-  sql(
-    "UPDATE proposals SET status = 'committed', commit_index = ?, signatures = ? WHERE contract_id = ? AND hash = ?",
+  const { changes } = sql(
+    `UPDATE proposals SET status = 'committed', commit_index = ?, signatures = ?
+      WHERE contract_id = ? AND hash = ? AND status = 'open'`,
   ).run(index, JSON.stringify(proposal.signatures), contractId, proposal.hash);
+  if (changes !== 1)
+    throw proposalNotOpen(contractId, proposal.hash, readProposal(sql, contractId, proposal.hash)?.status);
 }
 
 /**
