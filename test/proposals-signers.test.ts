@@ -156,6 +156,25 @@ describe("signatures a proposal can count", () => {
     assert.equal(done.json().proposal.status, "committed");
   });
 
+  it("stores no second signature of a key under another spelling: anyone could copy one to fill the limit", async () => {
+    const { id, hash } = await proposed(DEAL, { "/users/buyer.id": t.owner.key, "/users/seller.id": seller.key }, [
+      action("CANCEL"),
+    ]);
+    const buyerSig = signCommit(hash, t.owner.identity.seed);
+    assert.equal((await sign(id, hash, { "/users/buyer.id": buyerSig }, t.owner)).statusCode, 200);
+    // A stranger copies the collected signature under the buyer's identity: it adds nothing.
+    const copy = await sign(id, hash, { [`ed25519:${t.owner.key}`]: buyerSig }, stranger);
+    assert.equal(copy.statusCode, 200);
+    assert.equal(copy.json().proposal.status, "open");
+    assert.deepEqual(Object.keys(copy.json().proposal.signatures), ["/users/buyer.id"]);
+    // Nor do two spellings of one key in one upload: the first is kept.
+    const sellerSig = signCommit(hash, seller.identity.seed);
+    const done = await sign(id, hash, { "/users/seller.id": sellerSig, [`ed25519:${seller.key}`]: sellerSig }, seller);
+    assert.equal(done.statusCode, 200);
+    assert.equal(done.json().proposal.status, "committed");
+    assert.deepEqual(Object.keys(done.json().proposal.signatures).sort(), ["/users/buyer.id", "/users/seller.id"]);
+  });
+
   it("counts every member of a threshold directory, and nobody outside it", async () => {
     const members = [t.owner, seller, await t.principal()];
     const state: Record<string, unknown> = {};

@@ -43,8 +43,8 @@ export async function signProposal(
   const settled = await settledAnswer(hub, found, state);
   if (settled !== null) return settled;
   await hub.work.preparse(caller, [proposalCommit(found)], hub.settings.limits);
-  const added = checkedSignatures(found, body.signatures, hub.settings.limits ?? DEFAULT_LIMITS);
-  for (const [signer, signature] of Object.entries(added)) {
+  const uploaded = checkedSignatures(found, body.signatures, hub.settings.limits ?? DEFAULT_LIMITS);
+  for (const [signer, signature] of Object.entries(uploaded)) {
     const key = resolveSignerKey(signer, state.data);
     if (!verifyCommitSignature(hash, key, signature))
       throw new ContractError("VALIDATION_FAILED", `Signature of "${signer}" does not verify for proposal ${hash}`, {
@@ -64,6 +64,7 @@ export async function signProposal(
       if (before === null) throw proposalNotFound(id, hash);
       const answer = await settledAnswer(hub, before, now);
       if (answer !== null) return answer;
+      const added = newKeysOnly(before, uploaded, now);
       // Judged under the lock with what earlier signers stored: two uploads, each countable on
       // its own, could together leave no transition (a `-signed_by` one of them triggers).
       await refuseUncounted(hub, before, now, added);
@@ -82,7 +83,10 @@ export async function signProposal(
     try {
       // Every stored signature was verified on arrival against this state (its parent is the head).
       const keys = [...new Set(Object.keys(fresh.signatures).map((signer) => resolveSignerKey(signer, now.data)))];
-      const outcome = await decideUnderLock(hub, caller, id, now, proposalCommit(fresh), undefined, keys);
+      // Judged as its proposer's commit, as when it was proposed: a REPOST source is read with the
+      // proposer's access, not with that of whoever uploads the last signature.
+      const proposer: Caller = { identity: fresh.proposer, accessKey: null };
+      const outcome = await decideUnderLock(hub, proposer, id, now, proposalCommit(fresh), undefined, keys);
       const current = (await hub.store.getProposal(id, hash))!;
       const proposal = await proposalView(
         current,
@@ -135,6 +139,30 @@ async function refuseUncounted(
         { reason: "signature_not_counted", signer },
       );
   }
+}
+
+/**
+ * The uploaded signatures less those of a key the proposal holds a signature of under another
+ * signer (its state path or identity, or another path holding the same key), or that the upload
+ * holds under an earlier one. Another spelling adds nothing the commit counts; stored, it would
+ * let anyone who may read copy the collected signatures under new names, filling the proposal's
+ * signature limit so that the last co-signers' signatures no longer fit.
+ */
+function newKeysOnly(
+  p: ProposalRecord,
+  uploaded: Record<string, string>,
+  state: ContractState,
+): Record<string, string> {
+  const holder = new Map(Object.keys(p.signatures).map((signer) => [resolveSignerKey(signer, state.data), signer]));
+  const added: Record<string, string> = {};
+  for (const [signer, signature] of Object.entries(uploaded)) {
+    const key = resolveSignerKey(signer, state.data);
+    const held = holder.get(key);
+    if (held !== undefined && held !== signer) continue;
+    holder.set(key, signer);
+    added[signer] = signature;
+  }
+  return added;
 }
 
 /**
