@@ -145,6 +145,25 @@ describe("checkHubLog checks every field the hub answers", () => {
     assert.deepEqual([d.reason, d.leaf_index], ["log_inclusion", head.leaf]);
   });
 
+  it("refuses a checkpoint that is not a strict signed note, with a valid signature or not", async () => {
+    const edits: ((note: string) => string)[] = [
+      (n) => `${n.slice(0, -1)}\r\n`,
+      (n) => n.replace(/ (\S+)\n$/, " !$1\n"),
+      (n) => `${n}\u2014 witness.test/w \n`,
+      // A truncated "signature" under the log key's name and id before the real one.
+      (n) => {
+        const [body, line] = n.split("\n\n") as [string, string];
+        const id = Buffer.from(line.split(" ")[2]!, "base64").subarray(0, 4);
+        return `${body}\n\n\u2014 ${pinned.origin} ${Buffer.concat([id, Buffer.alloc(8)]).toString("base64")}\n${line}`;
+      },
+    ];
+    for (const edit of edits) {
+      proxy.rule = (path, up) => (path === "/checkpoint" && up.status === 200 ? { ...up, body: edit(up.body) } : up);
+      const d = await refusal(checkHubLog(client, pinned, null, head.hash));
+      assert.deepEqual([d.reason, d.check, d.hub_size], ["log_signature", "signature", null], String(edit));
+    }
+  });
+
   it("requires every pinned witness when no quorum is given", async () => {
     const witness = witnessVerifierKey({ name: "witness.test/absent", publicKey: randomBytes(32) });
     const d = await refusal(checkHubLog(client, { ...pinned, witnesses: [witness] }, null, null));

@@ -10,6 +10,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { HubClient } from "../src/client/HubClient.js";
+import { verifyCheckpoint } from "../src/tlog/checkpoint.js";
+import { originHash } from "../src/witness/WitnessRecords.js";
 import { tempDir } from "./cli-support.js";
 import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
 import { grow, killAllWitnesses, startWitness, type WitnessProcess } from "./support/witnessProcess.js";
@@ -60,5 +62,31 @@ describe("a witness records only the log's own misbehaviour", () => {
     assert.equal((await post(witness.url, `old ${size}\n\n${note}`)).status, 200);
     const health = (await (await fetch(`${witness.url}/health`)).json()) as { logs: { cosigned_size: number }[] };
     assert.equal(health.logs[0]!.cosigned_size, Number(size));
+  });
+
+  it("cosigns no note whose line under the log's name and key id is not a valid signature, and keeps publishing a verifiable one", async () => {
+    const key = await new HubClient({ url: hub.url }).checkpointKey();
+    const publicKey = Buffer.from(key.public_key.replace(/^ed25519:/, ""), "hex");
+    const note = await (await fetch(`${hub.url}/checkpoint`)).text();
+    const size = note.split("\n")[1]!;
+    const [body, block] = note.split("\n\n") as [string, string];
+    const logLine = block.slice(0, -1);
+    const blob = Buffer.from(logLine.split(" ")[2]!, "base64");
+    // Anyone can repost the public checkpoint: here with a truncated signature under the log's
+    // name and key id placed first, then with a carriage return and junk around the real one.
+    const short = `\u2014 ${key.origin} ${Buffer.concat([blob.subarray(0, 4), Buffer.alloc(8)]).toString("base64")}`;
+    const answers = [
+      await post(witness.url, `old ${size}\n\n${body}\n\n${short}\n${logLine}\n`),
+      await post(witness.url, `old ${size}\n\n${body}\n\n${logLine}\r\n`),
+      await post(witness.url, `old ${size}\n\n${body}\n\n${logLine.replace(/ (\S+)$/, " !$1")}\n`),
+    ];
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [403, 400, 400],
+    );
+    const published = await (await fetch(`${witness.url}/${originHash(key.origin)}/checkpoint`)).text();
+    assert.equal(verifyCheckpoint(published, key.origin, publicKey).size, Number(size));
+    assert.deepEqual(published.split("\n").slice(4, 5), [logLine]);
+    assert.deepEqual(refusals(witness), []);
   });
 });

@@ -59,6 +59,48 @@ test("forged, foreign and malformed notes are refused", () => {
   refuse(`${body}\n\u2014 ${origin} ${forged}\n`, /does not verify/);
 });
 
+test("a note is refused unless it is a strict C2SP signed note", () => {
+  const note = signCheckpoint({ origin, size: 42, root }, key.seed, key.publicKey);
+  const [body, block] = note.split("\n\n") as [string, string];
+  const line = block.slice(0, -1);
+  const blob = line.split(" ")[2]!;
+  const other = `\u2014 witness.example/w ${Buffer.alloc(76, 1).toString("base64")}`;
+  const refused = (text: string) => {
+    try {
+      verifyCheckpoint(text, origin, key.publicKey);
+    } catch (err) {
+      assert.ok(err instanceof CheckpointError, String(err));
+      return err.message;
+    }
+    return "accepted";
+  };
+  const malformed = {
+    crlf: `${body}\n\n${line}\r\n`,
+    tab: `${body}\n\n${line}\n${other}\t\n`,
+    control: `${body}\n\n${line}\n\u2014 w\u0001x ${blob}\n`,
+    "not base64": `${body}\n\n${line.replace(blob, `!${blob}`)}\n`,
+    "unpadded base64": `${body}\n\n${line}\n${other.replace(/=+$/, "")}\n`,
+    "url-safe base64": `${body}\n\n${line}\n\u2014 w ${Buffer.alloc(9, 0xfb).toString("base64url")}\n`,
+    "empty signature": `${body}\n\n${line}\n\u2014 w \n`,
+    "signature under 5 bytes": `${body}\n\n${line}\n\u2014 w AAAA\n`,
+    "+ in the key name": `${body}\n\n${line}\n\u2014 w+1 ${blob}\n`,
+    "no-break space in the key name": `${body}\n\n${line}\n\u2014 w\u00a0x ${blob}\n`,
+    "trailing space": `${body}\n\n${line} \n`,
+  };
+  for (const [what, text] of Object.entries(malformed)) {
+    assert.match(refused(text), /not a signed note|malformed signature line/, what);
+  }
+  // A line under the log key's name and id is its signature or the note is refused, wherever it stands.
+  const id = keyId(origin, key.publicKey);
+  const short = `\u2014 ${origin} ${Buffer.concat([id, Buffer.alloc(8)]).toString("base64")}`;
+  const long = `\u2014 ${origin} ${Buffer.concat([Buffer.from(blob, "base64"), Buffer.alloc(1)]).toString("base64")}`;
+  assert.match(refused(`${body}\n\n${short}\n${line}\n`), /does not verify/);
+  assert.match(refused(`${body}\n\n${line}\n${long}\n`), /does not verify/);
+  // Lines of other keys are carried, and a key of the log's name with another id is another key.
+  const otherId = `\u2014 ${origin} ${Buffer.concat([Buffer.alloc(4), Buffer.alloc(64, 2)]).toString("base64")}`;
+  assert.equal(refused(`${body}\n\n${otherId}\n${other}\n${line}\n`), "accepted");
+});
+
 test("verifier keys round-trip and the default origin names the key", () => {
   const vkey = verifierKey(origin, key.publicKey);
   assert.deepEqual(parseVerifierKey(vkey), { origin, publicKey: key.publicKey });

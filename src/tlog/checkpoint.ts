@@ -89,21 +89,36 @@ export interface NoteSignature {
   blob: Buffer;
 }
 
+/** Whether `text` holds an ASCII control character other than newline: a signed note holds none (C2SP signed-note). */
+function hasControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x20 && c !== 0x0a) return true;
+  }
+  return false;
+}
+/** A signature line: the key name (no Unicode space, no "+") and standard base64. */
+const SIGNATURE_LINE = /^\u2014 ([^\s+]+) ([A-Za-z0-9+/]+={0,2})$/u;
+
 /**
  * Splits a signed note into its body (every line up to the blank line, with their newlines)
- * and its signature lines; throws a CheckpointError when it is not a signed note.
+ * and its signature lines; throws a CheckpointError when it is not a signed note: a control
+ * character other than newline anywhere, or a signature line that is not an em dash, a space,
+ * a key name, a space and the canonical base64 of a 4-byte key id and at least one byte.
  */
 export function splitNote(note: string): { body: string; signatures: NoteSignature[] } {
   const split = note.indexOf("\n\n");
-  if (split < 0 || !note.endsWith("\n")) throw new CheckpointError("checkpoint is not a signed note");
+  if (split < 0 || !note.endsWith("\n") || hasControl(note)) {
+    throw new CheckpointError("checkpoint is not a signed note");
+  }
   const signatures: NoteSignature[] = [];
   for (const line of note.slice(split + 2, -1).split("\n")) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw new CheckpointError("malformed signature line");
-    const [name, blobText, extra] = line.slice(SIGNATURE_PREFIX.length).split(" ");
-    if (name === undefined || name === "" || blobText === undefined || extra !== undefined) {
+    const m = SIGNATURE_LINE.exec(line);
+    const blob = m === null ? undefined : Buffer.from(m[2]!, "base64");
+    if (m === null || blob === undefined || blob.length < 5 || blob.toString("base64") !== m[2]) {
       throw new CheckpointError("malformed signature line");
     }
-    signatures.push({ name, blob: Buffer.from(blobText, "base64") });
+    signatures.push({ name: m[1]!, blob });
   }
   return { body: note.slice(0, split + 1), signatures };
 }
@@ -125,8 +140,8 @@ export function parseCheckpointBody(body: string): Checkpoint {
 
 /**
  * Parses a checkpoint note and checks the log key's signature on it: the origin must be
- * `origin`, and a signature line of that origin with the key's id must verify. Throws a
- * CheckpointError naming the first problem.
+ * `origin`, and every signature line of that origin with the key's id (at least one) must be
+ * the key's valid signature. Throws a CheckpointError naming the first problem.
  */
 export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8Array): Checkpoint {
   const { body, signatures } = splitNote(note);
@@ -137,8 +152,9 @@ export function verifyCheckpoint(note: string, origin: string, publicKey: Uint8A
   const id = keyId(origin, publicKey);
   let verified = false;
   for (const { name, blob } of signatures) {
-    if (name !== origin || blob.length !== 68 || !blob.subarray(0, 4).equals(id)) continue;
-    if (!verify(publicKey, Buffer.from(body, "utf8"), blob.subarray(4))) {
+    if (name !== origin || !blob.subarray(0, 4).equals(id)) continue;
+    // The log key's name and id: the line must be its valid signature (a short one is not).
+    if (blob.length !== 68 || !verify(publicKey, Buffer.from(body, "utf8"), blob.subarray(4))) {
       throw new CheckpointError("checkpoint signature does not verify with the log key");
     }
     verified = true;
