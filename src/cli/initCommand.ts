@@ -16,6 +16,7 @@ import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubA
 import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
 import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
+import { unkeyedSigners } from "./workingCopy/unkeyedSigners.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 export interface InitFlags extends HubFlags, WitnessPinFlags {
@@ -52,11 +53,17 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     const wc = WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, log);
     await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(contract);
-    report(cli, { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view }, () => [
+    const unkeyed = model === null ? [] : unkeyedSigners(parseModel(model), state);
+    const warnings = unkeyed.map(
+      (path) => `no key at ${path}: the first commit that posts one there decides who signs as that party`,
+    );
+    const doc = { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view };
+    report(cli, warnings.length === 0 ? doc : { ...doc, warnings }, () => [
       `Created contract ${id} on ${url}`,
       `Working copy in ${root} (key ${key.name})`,
       stateLine(view),
     ]);
+    if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w}`);
     return undefined;
   });
 }
