@@ -142,4 +142,23 @@ describe("proposals on PostgreSQL: one instance acting between another's steps",
     assert.deepEqual(refused, { code: "CONFLICT", reason: "proposal_committed" });
     assert.equal((await a.getProposal(t.signers[0]!.caller, t.id, c.hash)).proposal.status, "committed");
   });
+
+  it("answers a duplicate proposal another instance stored first as the existing one (200), not as created", async () => {
+    const schema = db.freshSchema();
+    const a = await instance(schema);
+    let first: Hook = async () => {};
+    const b = await instance(schema, { saveProposal: () => first() });
+    const t = await createTreasury(a, "twice", 3, 2);
+    const c = buildCommit(t.id, t.head, actionOp("EXECUTE"));
+    c.head.signatures = t.signature(0, c.hash);
+    first = async () => {
+      assert.equal((await a.propose(t.signers[0]!.caller, t.id, { commit: c })).created, true);
+    };
+    const again = await b.propose(t.signers[1]!.caller, t.id, {
+      commit: { ...c, head: { ...c.head, signatures: {} } },
+    });
+    assert.equal(again.created, false);
+    assert.equal(again.proposal.status, "open");
+    assert.equal(again.proposal.proposer, `ed25519:${t.signers[0]!.key}`);
+  });
 });

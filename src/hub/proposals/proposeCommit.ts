@@ -61,10 +61,15 @@ export async function proposeCommit(
     if (commit.head.attestations !== undefined && commit.head.attestations.length > 0)
       record.attestations = commit.head.attestations;
     // Decided before it is stored: a proposal nobody could complete is refused, not kept.
-    const outcome = await decideUnderLock(hub, caller, id, state, commit, () =>
-      hub.store.saveProposal(record, { maxOpen: limits.openProposals, now }),
-    );
+    let created = true;
+    const outcome = await decideUnderLock(hub, caller, id, state, commit, async () => {
+      ({ created } = await hub.store.saveProposal(record, { maxOpen: limits.openProposals, now }));
+    });
     const stored = (await hub.store.getProposal(id, commit.hash))!;
+    // Another hub instance (its own lock) stored this proposal after it was read above: it
+    // answers as a re-proposal does (200), and that instance announced it.
+    if (!created && !("committed" in outcome))
+      return { proposal: await proposalView(stored, state, now, hub.settings), created: false };
     const proposal = await proposalView(
       stored,
       state,
