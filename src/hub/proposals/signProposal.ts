@@ -19,7 +19,9 @@ import { type ProposalView, proposalCommit, proposalView } from "./proposalView.
  * signatures (they, not the caller, are what count). Each is verified on arrival against the
  * key at its path in the state before the commit, and must be one the commit could count (see
  * refuseUncounted), then stored; when the commit then validates it is appended with every
- * collected signature. A refused request stores nothing.
+ * collected signature. A request refused for its signatures stores nothing; when the
+ * signatures are taken but the engine then refuses the commit for another reason (a deadline
+ * passed), that refusal is the answer and the signatures stay collected (docs/proposals.md).
  */
 export async function signProposal(
   hub: HubContext,
