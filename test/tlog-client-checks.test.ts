@@ -157,10 +157,19 @@ describe("checkHubLog checks every field the hub answers", () => {
         return `${body}\n\n\u2014 ${pinned.origin} ${Buffer.concat([id, Buffer.alloc(8)]).toString("base64")}\n${line}`;
       },
     ];
-    for (const edit of edits) {
-      proxy.rule = (path, up) => (path === "/checkpoint" && up.status === 200 ? { ...up, body: edit(up.body) } : up);
+    // Bytes that are not UTF-8 (in another key's line, which a lenient decoder would make U+FFFD), a byte order mark.
+    const bytes: ((note: string) => Buffer)[] = [
+      (n) => Buffer.concat([Buffer.from(n), Buffer.from("\u2014 w"), Buffer.from([0xff]), Buffer.from(" AAAAAAAA\n")]),
+      (n) => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(n)]),
+    ];
+    const rules = [
+      ...edits.map((edit) => (up: Answer) => ({ ...up, body: edit(up.body) })),
+      ...bytes.map((edit) => (up: Answer) => ({ ...up, bytes: edit(up.body) })),
+    ];
+    for (const rule of rules) {
+      proxy.rule = (path, up) => (path === "/checkpoint" && up.status === 200 ? rule(up) : up);
       const d = await refusal(checkHubLog(client, pinned, null, head.hash));
-      assert.deepEqual([d.reason, d.check, d.hub_size], ["log_signature", "signature", null], String(edit));
+      assert.deepEqual([d.reason, d.check, d.hub_size], ["log_signature", "signature", null], String(rule));
     }
   });
 

@@ -16,7 +16,7 @@ import { tempDir } from "./cli-support.js";
 import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
 import { grow, killAllWitnesses, startWitness, type WitnessProcess } from "./support/witnessProcess.js";
 
-const post = async (url: string, body: string) => {
+const post = async (url: string, body: string | Buffer) => {
   const res = await fetch(`${url}/add-checkpoint`, { method: "POST", body });
   return { status: res.status, text: await res.text() };
 };
@@ -80,9 +80,16 @@ describe("a witness records only the log's own misbehaviour", () => {
       await post(witness.url, `old ${size}\n\n${body}\n\n${logLine}\r\n`),
       await post(witness.url, `old ${size}\n\n${body}\n\n${logLine.replace(/ (\S+)$/, " !$1")}\n`),
     ];
+    // Bytes that are not UTF-8, in a line of another key.
+    const notUtf8 = Buffer.concat([
+      Buffer.from(`old ${size}\n\n${note}\u2014 w`),
+      Buffer.from([0xff]),
+      Buffer.from(" AAAAAAAA\n"),
+    ]);
+    answers.push(await post(witness.url, notUtf8));
     assert.deepEqual(
       answers.map((a) => a.status),
-      [403, 400, 400],
+      [403, 400, 400, 400],
     );
     const published = await (await fetch(`${witness.url}/${originHash(key.origin)}/checkpoint`)).text();
     assert.equal(verifyCheckpoint(published, key.origin, publicKey).size, Number(size));

@@ -12,6 +12,7 @@ import { registrationBody, revocationBody, signRequest } from "../auth/signReque
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { isErrorCode } from "../contract/errorCodes.js";
+import { CheckpointError } from "../tlog/checkpoint.js";
 import { HubSocket } from "./HubSocket.js";
 
 export interface HubClientOptions {
@@ -206,11 +207,20 @@ export class HubClient {
     return msg.result as T;
   }
 
-  /** `GET /checkpoint`: the signed checkpoint note, as text (check it with checkHubLog, never trust it). */
+  /**
+   * `GET /checkpoint`: the signed checkpoint note, as text (check it with checkHubLog, never
+   * trust it). A note is UTF-8 (C2SP signed-note): bytes that are not throw a CheckpointError,
+   * and a byte order mark is kept (a note does not start with one), never dropped.
+   */
   async checkpoint(): Promise<string> {
     const res = await this.#send("GET", `${this.url}/checkpoint`, "/checkpoint");
     if (!res.ok) return readBody<never>(res);
-    return res.text();
+    const bytes = await res.arrayBuffer();
+    try {
+      return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new CheckpointError("checkpoint is not UTF-8");
+    }
   }
 
   /** `GET /checkpoint/key`: the log key to pin (at clone or init, not on every call). */

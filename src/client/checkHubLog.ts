@@ -184,9 +184,10 @@ async function checkOnce(
 ): Promise<{ fresh: VerifiedCheckpoint; pending: Pending | null }> {
   const hub = client.url;
   const publicKey = Buffer.from(pinned.public_key.replace(/^ed25519:/, ""), "hex");
-  const note = await client.checkpoint();
+  let note: string;
   let seen: { size: number; root: Buffer };
   try {
+    note = await client.checkpoint();
     if (typeof note !== "string") throw new CheckpointError("checkpoint is not a text");
     seen = verifyCheckpoint(note, pinned.origin, publicKey);
   } catch (err) {

@@ -21,7 +21,8 @@ function reply(res: ServerResponse, status: number, body: string, type = TEXT): 
   res.end(body);
 }
 
-function readBody(req: IncomingMessage): Promise<string | null> {
+/** The request body as text; null when it is too large, undefined when it is not UTF-8 (a signed note is). */
+function readBody(req: IncomingMessage): Promise<string | null | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -37,7 +38,13 @@ function readBody(req: IncomingMessage): Promise<string | null> {
       chunks.push(c);
     };
     req.on("data", onData);
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => {
+      try {
+        resolve(new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)));
+      } catch {
+        resolve(undefined);
+      }
+    });
     req.on("error", reject);
   });
 }
@@ -51,6 +58,7 @@ async function handle(witness: Witness, logs: readonly TrustedLog[], req: Incomi
       res.setHeader("connection", "close");
       return reply(res, 413, `the body exceeds ${MAX_BODY} bytes\n`);
     }
+    if (text === undefined) return reply(res, 400, "the body is not UTF-8\n");
     const answer = witness.addText(text);
     if (answer.status === 200) return reply(res, 200, answer.lines);
     if (answer.status === 409) return reply(res, 409, `${answer.knownSize}\n`, "text/x.tlog.size");

@@ -11,6 +11,8 @@ export interface Answer {
   status: number;
   type: string;
   body: string;
+  /** Sent instead of `body` when set: bytes a string cannot carry (not UTF-8). */
+  bytes?: Buffer;
 }
 
 /** Rewrites the upstream answer for `path` (without the query), or returns it unchanged. */
@@ -53,7 +55,7 @@ export async function startTamperingProxy(target: string): Promise<TamperingProx
       const path = (req.url ?? "/").split("?")[0]!;
       if (proxy.rule !== null) answer = proxy.rule(path, answer);
       res.writeHead(answer.status, { "content-type": answer.type });
-      res.end(answer.body);
+      res.end(answer.bytes ?? answer.body);
     } catch (err) {
       res.writeHead(502, { "content-type": "text/plain" });
       res.end(String(err));
