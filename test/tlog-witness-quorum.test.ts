@@ -15,6 +15,7 @@ import { after, before, describe, it } from "node:test";
 import { encodeHex } from "../src/contract/hex.js";
 import { publicKeyFromSeed } from "../src/contract/keys.js";
 import { splitNote, verifyCheckpoint } from "../src/tlog/checkpoint.js";
+import { parseWitnessVerifierKey, witnessVerifierKey } from "../src/tlog/cosignature.js";
 import { LogKey } from "../src/tlog/LogKey.js";
 import { Actor, tempDir } from "./cli-support.js";
 import { checkCosignatureLine } from "./support/cosignatureReference.js";
@@ -201,6 +202,19 @@ describe("a hub that requires 2 of 2 witness cosignatures", () => {
       "1",
     ]);
     assert.equal(one.commits, 2);
+    // Witnesses count by key: w1's key pinned again under another name is still one witness,
+    // so the default quorum (all pinned) asks for one cosignature, not two.
+    const alias = witnessVerifierKey({ ...parseWitnessVerifierKey(w1.verifierKey), name: "alias.example/w1" });
+    const same = await alice.ok<{ commits: number }>([
+      "clone",
+      `${hub.url}/${made.contract_id}`,
+      "copy4",
+      "--witness",
+      w1.verifierKey,
+      "--witness",
+      alias,
+    ]);
+    assert.equal(same.commits, 2);
     await stranger.stop();
   });
 

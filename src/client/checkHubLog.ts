@@ -195,9 +195,12 @@ async function checkOnce(
     throw fail("signature", hub, err.message, kept, null);
   }
   const trusted = witnessKeys(pinned);
-  const quorum = pinned.witness_quorum ?? trusted.length;
+  // Witnesses are counted by key, not by name: one key pinned under two names is one witness.
+  const keyOf = new Map(trusted.map((t) => [t.name, t.publicKey.toString("hex")]));
+  const quorum = pinned.witness_quorum ?? new Set(keyOf.values()).size;
   if (quorum > 0) {
-    const cosigned = verifyCosignatures(note, trusted).map((c) => c.name);
+    const byKey = new Map(verifyCosignatures(note, trusted).map((c) => [keyOf.get(c.name), c.name]));
+    const cosigned = [...byKey.values()];
     if (cosigned.length < quorum) {
       const names = cosigned.length === 0 ? "none" : cosigned.join(", ");
       throw fail(

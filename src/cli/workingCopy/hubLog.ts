@@ -47,23 +47,27 @@ export interface WitnessPinFlags {
   witnessQuorum?: string;
 }
 
-/** The witnesses to pin: each verifier key checked, the quorum 1 … their number (default: all). */
+/**
+ * The witnesses to pin: each verifier key checked, the quorum 1 … the number of distinct
+ * witness keys (default: all of them; one key pinned under two names is one witness).
+ */
 function witnessPins(flags: WitnessPinFlags): Pick<PinnedLogKey, "witnesses" | "witness_quorum"> {
   const keys = flags.witness ?? [];
   if (keys.length === 0) {
     if (flags.witnessQuorum !== undefined) throw new UsageError("--witness-quorum needs at least one --witness");
     return {};
   }
+  const distinct = new Set<string>();
   for (const key of keys) {
     try {
-      parseWitnessVerifierKey(key);
+      distinct.add(parseWitnessVerifierKey(key).publicKey.toString("hex"));
     } catch (err) {
       throw new UsageError(`--witness ${key}: ${(err as Error).message}`);
     }
   }
-  const quorum = flags.witnessQuorum === undefined ? keys.length : Number(flags.witnessQuorum);
-  if (!Number.isInteger(quorum) || quorum < 1 || quorum > keys.length) {
-    throw new UsageError(`--witness-quorum must be from 1 to ${keys.length}, not ${flags.witnessQuorum}`);
+  const quorum = flags.witnessQuorum === undefined ? distinct.size : Number(flags.witnessQuorum);
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > distinct.size) {
+    throw new UsageError(`--witness-quorum must be from 1 to ${distinct.size}, not ${flags.witnessQuorum}`);
   }
   return { witnesses: keys, witness_quorum: quorum };
 }
