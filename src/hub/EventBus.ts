@@ -1,3 +1,5 @@
+import type { ProposalView } from "../api/responses.js";
+import { AnnouncedProposals } from "./proposals/announcedProposals.js";
 import type { LiveCommit, Subscription } from "./Subscription.js";
 
 /**
@@ -8,6 +10,7 @@ import type { LiveCommit, Subscription } from "./Subscription.js";
 export class EventBus {
   private readonly subscriptions = new Map<string, Set<Subscription>>();
   private readonly proposalListeners = new Map<string, Set<(proposal: unknown) => void>>();
+  private readonly announced = new AnnouncedProposals();
 
   /** Calls `listener` with each new or changed proposal of the contract; returns the function that stops it. */
   onProposal(contractId: string, listener: (proposal: unknown) => void): () => void {
@@ -16,7 +19,10 @@ export class EventBus {
     set.add(listener);
     return () => {
       set.delete(listener);
-      if (set.size === 0 && this.proposalListeners.get(contractId) === set) this.proposalListeners.delete(contractId);
+      if (set.size === 0 && this.proposalListeners.get(contractId) === set) {
+        this.proposalListeners.delete(contractId);
+        this.announced.forget(contractId);
+      }
     };
   }
 
@@ -30,9 +36,17 @@ export class EventBus {
     return (this.proposalListeners.get(contractId)?.size ?? 0) > 0;
   }
 
-  /** Delivers a proposal as it now is to the listeners of its contract (a throwing listener does not stop the others). */
-  publishProposal(contractId: string, proposal: unknown): void {
-    for (const listener of this.proposalListeners.get(contractId) ?? []) {
+  /**
+   * Delivers a proposal as it now is to the listeners of its contract (a throwing listener does
+   * not stop the others), unless it tells nothing this bus announced already: the same change
+   * reaches an instance from its own work and again from a notice read late (or twice), and a
+   * read begun before a change may end after it (see AnnouncedProposals). Each change is
+   * delivered at most once, in order.
+   */
+  publishProposal(contractId: string, proposal: ProposalView): void {
+    const listeners = this.proposalListeners.get(contractId);
+    if (listeners === undefined || !this.announced.admit(contractId, proposal)) return;
+    for (const listener of listeners) {
       try {
         listener(proposal);
       } catch {
@@ -77,5 +91,6 @@ export class EventBus {
     for (const set of this.subscriptions.values()) for (const sub of set) sub.close();
     this.subscriptions.clear();
     this.proposalListeners.clear();
+    this.announced.clear();
   }
 }

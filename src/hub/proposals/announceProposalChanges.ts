@@ -20,13 +20,18 @@ async function announce(hub: HubContext, id: string, status: ProposalStatus, pic
   return publish(hub, id, listed.filter(pick));
 }
 
+/** The contract's current state, or null when it is gone. */
+async function currentState(hub: HubContext, id: string) {
+  const record = await hub.store.getContract(id);
+  // The hub's own read: each listener was checked for read access when it subscribed.
+  return record === null ? null : hub.stateOf(record);
+}
+
 /** Publishes each proposal's view on the contract's current state; returns how many. */
 async function publish(hub: HubContext, id: string, changed: readonly ProposalRecord[]): Promise<number> {
   if (changed.length === 0) return 0;
-  const record = await hub.store.getContract(id);
-  if (record === null) return 0;
-  // The hub's own read: each listener was checked for read access when it subscribed.
-  const state = await hub.stateOf(record);
+  const state = await currentState(hub, id);
+  if (state === null) return 0;
   const now = hub.now();
   for (const p of changed) hub.bus.publishProposal(id, await proposalView(p, state, now, hub.settings));
   return changed.length;
@@ -34,12 +39,19 @@ async function publish(hub: HubContext, id: string, changed: readonly ProposalRe
 
 /**
  * Announces a proposal another instance sharing the store changed (a PostgreSQL notice names
- * it): read as it is now, so notices that arrive late or twice repeat the newest state.
+ * it): read as it is now. A proposal read open on a head the state read after it no longer has
+ * is read again: an append of another instance may have completed it in between, and it is
+ * committed, not stale. A notice read late or twice shows a state announced already, and the
+ * bus drops it (AnnouncedProposals).
  */
 export async function announceRelayed(hub: HubContext, id: string, hash: string): Promise<void> {
   if (!hub.bus.hasProposalListeners(id)) return;
-  const proposal = await hub.store.getProposal(id, hash);
-  if (proposal !== null) await publish(hub, id, [proposal]);
+  let proposal = await hub.store.getProposal(id, hash);
+  if (proposal === null) return;
+  const state = await currentState(hub, id);
+  if (state === null) return;
+  if (proposal.status === "open" && proposal.parent !== state.head) proposal = await hub.store.getProposal(id, hash);
+  if (proposal !== null) hub.bus.publishProposal(id, await proposalView(proposal, state, hub.now(), hub.settings));
 }
 
 /** Announces every open proposal of a contract again, when notices of changes may have been lost. */
