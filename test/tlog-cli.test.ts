@@ -62,6 +62,22 @@ describe("a working copy checks the hub's log", () => {
     assert.equal(clone.commits, 2);
   });
 
+  it("refuses a hand-edited log.json whose kept checkpoint lost its shape: CORRUPTED log_state, exit 1", async () => {
+    const file = join(alice.root, "copy", ".contract", "log.json");
+    const kept = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    for (const checkpoint of [undefined, { size: "2" }, { size: 2, root: "zz", note: "" }]) {
+      writeFileSync(file, JSON.stringify({ ...kept, checkpoint }));
+      const r = await alice.run(["verify", "--remote", "--json"], join(alice.root, "copy"));
+      assert.equal(r.code, 1, JSON.stringify(checkpoint));
+      assert.deepEqual(
+        [r.json<ErrorDoc>().code, r.json<ErrorDoc>().details.reason],
+        ["CORRUPTED", "log_state"],
+        JSON.stringify(checkpoint),
+      );
+    }
+    writeFileSync(file, JSON.stringify(kept));
+  });
+
   it("names a hub whose data directory was put back to an older copy: rollback, exit 1", async () => {
     await hub.stop();
     const snapshot = join(base, "snapshot");

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { checkHubLog, type PinnedLogKey, type VerifiedCheckpoint } from "../../client/checkHubLog.js";
 import type { HubClient } from "../../client/HubClient.js";
 import { ContractError } from "../../contract/ContractError.js";
+import { isLowerHex } from "../../contract/hex.js";
 import { parseWitnessVerifierKey } from "../../tlog/cosignature.js";
 import { UsageError } from "../cliContext.js";
 import type { WorkingCopy } from "./WorkingCopy.js";
@@ -28,11 +29,27 @@ function read(wc: WorkingCopy): HubLogState | null {
   if (!existsSync(file(wc))) return null;
   try {
     const s = JSON.parse(readFileSync(file(wc), "utf8")) as HubLogState;
-    if (typeof s.origin === "string" && typeof s.public_key === "string") return s;
+    if (typeof s.origin === "string" && typeof s.public_key === "string" && wellFormed(s)) return s;
   } catch {
     // Reported below.
   }
   throw new ContractError("CORRUPTED", `Cannot read ${file(wc)}`, { reason: "log_state" });
+}
+
+/** The kept checkpoint and the witness pins have their shapes (a hand-edited file may not). */
+function wellFormed(s: HubLogState): boolean {
+  const c = s.checkpoint as unknown;
+  const checkpoint =
+    c === null ||
+    (typeof c === "object" &&
+      Number.isSafeInteger((c as VerifiedCheckpoint).size) &&
+      (c as VerifiedCheckpoint).size >= 0 &&
+      isLowerHex((c as VerifiedCheckpoint).root, 32) &&
+      typeof (c as VerifiedCheckpoint).note === "string");
+  const witnesses =
+    s.witnesses === undefined || (Array.isArray(s.witnesses) && s.witnesses.every((w) => typeof w === "string"));
+  const quorum = s.witness_quorum === undefined || Number.isSafeInteger(s.witness_quorum);
+  return checkpoint && witnesses && quorum;
 }
 
 function write(wc: WorkingCopy, state: HubLogState): void {
