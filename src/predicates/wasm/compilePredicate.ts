@@ -47,7 +47,15 @@ async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<Compi
     }
   }
   compileEagerly();
-  return { ok: true, module: await wasm.compile(instrumented) };
+  // A ref'd handle while V8 compiles: on Node 24 a whole-module compile in the background
+  // keeps no handle on the event loop, so a short-lived process (`predicate test`) exited
+  // with its compile still pending (exit 13, an unsettled top-level await).
+  const keepAlive = setInterval(() => {}, 60_000);
+  try {
+    return { ok: true, module: await wasm.compile(instrumented) };
+  } finally {
+    clearInterval(keepAlive);
+  }
 }
 
 let eager = false;
