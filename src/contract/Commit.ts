@@ -1,5 +1,6 @@
 /** Commit shapes on the wire and in the log (docs/protocol.md, docs/api.md). */
 
+import { ACTION_LABEL_PATTERN } from "../lang/properties.js";
 import { ContractError } from "./ContractError.js";
 
 /** Operation methods, lower case as they appear in commits. */
@@ -96,8 +97,8 @@ export const MODEL_PATH = "/model/default.modality";
 
 /** Contract ids (docs/api.md); see RESERVED_CONTRACT_IDS for the ids no contract may take. */
 export const CONTRACT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-/** Action labels (docs/protocol.md); method names upper-cased are excluded separately. */
-export const ACTION_LABEL_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** Action labels (docs/protocol.md; defined with the language's labels); method names are excluded separately. */
+export { ACTION_LABEL_PATTERN };
 /** Asset ids (docs/api.md). */
 export const ASSET_ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 

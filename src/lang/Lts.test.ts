@@ -71,6 +71,12 @@ describe("compileModel: warnings and errors", () => {
     const terminal = compile("model M { a -> b }");
     assert.deepEqual(warningCodes(terminal), ["TERMINAL_STATE:b"]);
   });
+  test("a transition that requires a static label no commit can carry is a warning", () => {
+    const lts = compile(
+      "model M { a -> b [+ready +signed_by(/users/x.id)]\n a -> a [+GO -later]\n b -> b [+adds_rule] }",
+    );
+    assert.deepEqual(warningCodes(lts), ["LABEL_NEVER_CARRIED:a"]);
+  });
   test("a well-formed model has no warnings", () => {
     assert.deepEqual(compile("model M { a -> b [+X]\n b -> a }").warnings, []);
   });

@@ -5,7 +5,7 @@
  */
 import type { ModelDecl, Pos, Property, Transition } from "./ast.js";
 import { ModelError } from "./checkErrors.js";
-import { canonicalProperty, propertyKey } from "./properties.js";
+import { ACTION_LABEL_PATTERN, canonicalProperty, isPredicate, propertyKey } from "./properties.js";
 import { runSteps, STEP_SIZE, type Steps } from "./Steps.js";
 
 export { ModelError } from "./checkErrors.js";
@@ -20,7 +20,7 @@ export interface LtsTransition {
   readonly pos: Pos;
 }
 
-export type ModelWarningCode = "UNREACHABLE_STATE" | "TERMINAL_STATE" | "INITIAL_NOT_FOUND";
+export type ModelWarningCode = "UNREACHABLE_STATE" | "TERMINAL_STATE" | "INITIAL_NOT_FOUND" | "LABEL_NEVER_CARRIED";
 
 /** A warning about a well-formed model (never an error, docs/language.md). */
 export interface ModelWarning {
@@ -329,6 +329,19 @@ function* structuralWarnings(lts: Lts): Steps<ModelWarning[]> {
       });
     }
     if ((s + 1) % STEP_SIZE === 0) yield;
+  }
+  // A static label a commit cannot carry (action labels are upper case) never holds: a
+  // transition that requires one is dead, though it is listed among the valid actions.
+  for (const t of lts.transitions) {
+    const dead = t.label.find((p) => p.sign === "+" && !isPredicate(p) && !ACTION_LABEL_PATTERN.test(p.name));
+    if (dead !== undefined) {
+      warnings.push({
+        code: "LABEL_NEVER_CARRIED",
+        state: t.from,
+        message: `transition ${lts.displayNames[t.from]} -> ${lts.displayNames[t.to]} requires +${dead.name}, which no commit can carry (action labels match ${ACTION_LABEL_PATTERN.source}): it can never be taken`,
+      });
+    }
+    if ((t.index + 1) % STEP_SIZE === 0) yield;
   }
   return warnings;
 }

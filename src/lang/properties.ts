@@ -1,5 +1,8 @@
 import type { Property } from "./ast.js";
 
+/** Action labels a commit may carry (docs/protocol.md); method names are excluded separately. */
+export const ACTION_LABEL_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+
 /** Commit methods usable as static labels (`+POST`, `+SEND`, …); docs/language.md. */
 export const METHOD_LABELS = ["POST", "RULE", "MODEL", "REPOST", "ACTION", "CREATE", "SEND", "RECV"] as const;
 
