@@ -1,4 +1,5 @@
 import type { ModelDecl, Property, Transition } from "../lang/ast.js";
+import { modelTransitions } from "../lang/modelTransitions.js";
 import { parseModel } from "../lang/parser.js";
 import { printModel } from "../lang/printer.js";
 
@@ -11,10 +12,6 @@ function overlaps(a: string, b: string): boolean {
   return under(a, b) || under(b, a);
 }
 
-function allTransitions(m: ModelDecl): Transition[] {
-  return [...m.transitions, ...m.parts.flatMap((p) => p.transitions)];
-}
-
 /**
  * The paths a model's predicates read a term from: `threshold`, `any_signed` and
  * `all_signed` directories (or key lists), `before`/`after` dates, `hash_matches` hashes.
@@ -23,7 +20,7 @@ function allTransitions(m: ModelDecl): Transition[] {
  */
 export function readTermPaths(m: ModelDecl): string[] {
   const out = new Set<string>();
-  for (const t of allTransitions(m)) {
+  for (const t of modelTransitions(m)) {
     for (const p of t.label) {
       if (p.args === null) continue;
       const path = p.name === "threshold" ? p.args[1] : READS_FIRST.has(p.name) ? p.args[0] : undefined;

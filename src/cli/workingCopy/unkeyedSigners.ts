@@ -1,4 +1,5 @@
 import type { ModelDecl } from "../../lang/ast.js";
+import { modelTransitions } from "../../lang/modelTransitions.js";
 
 /**
  * The `.id` paths a model's `+signed_by` names that hold no key in `state`. The hub refuses
@@ -9,7 +10,7 @@ import type { ModelDecl } from "../../lang/ast.js";
  */
 export function unkeyedSigners(model: ModelDecl, state: Readonly<Record<string, unknown>>): string[] {
   const out = new Set<string>();
-  for (const t of [...model.transitions, ...model.parts.flatMap((p) => p.transitions)]) {
+  for (const t of modelTransitions(model)) {
     for (const p of t.label) {
       const path = p.args?.[0];
       if (p.sign === "+" && p.name === "signed_by" && path?.endsWith(".id") && !Object.hasOwn(state, path))
