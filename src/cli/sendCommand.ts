@@ -112,7 +112,6 @@ async function receivedByUnpushed(
   unpushed: readonly StoredCommit[],
   asset: string,
 ): Promise<number> {
-  if (unpushedReceipts(unpushed).size === 0) return 0;
   const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc));
   return (await sendsTakenByUnpushed(client, wc.config.contract_id, unpushed))
     .filter((s) => mayBe(asset, s.asset_id, s.issuer))
