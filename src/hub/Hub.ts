@@ -172,6 +172,7 @@ export class Hub implements HubApi {
       onError: (err) => this.onError(err),
       // The proposals open on the replaced head are stale now: their subscribers hear of it.
       onPublished: (id, commits, origin) => this.stale.published(id, commits, origin),
+      onProposalListening: (id, head) => this.stale.listening(id, head),
     });
     this.stale = new StaleAnnouncer(this.ctx);
     this.version = options.version ?? VERSION;

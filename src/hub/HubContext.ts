@@ -39,6 +39,8 @@ export interface HubParts {
   onError: (err: unknown) => void;
   /** Called after commits of `id` were published (the hub's own, or another instance's relayed). */
   onPublished: (id: string, commits: readonly StoredCommit[], origin: PublishOrigin) => void;
+  /** Called when the first proposal listener of `id` registered, with the head it read before. */
+  onProposalListening: (id: string, head: { index: number; hash: string }) => void;
 }
 
 /**
@@ -74,6 +76,7 @@ export class HubContext implements HubParts {
   readonly snapshotEvery: number;
   readonly onError: (err: unknown) => void;
   readonly onPublished: (id: string, commits: readonly StoredCommit[], origin: PublishOrigin) => void;
+  readonly onProposalListening: (id: string, head: { index: number; hash: string }) => void;
   private readonly loading = new Map<string, Promise<ContractState>>();
 
   constructor(parts: HubParts) {
@@ -88,6 +91,7 @@ export class HubContext implements HubParts {
     this.snapshotEvery = parts.snapshotEvery;
     this.onError = parts.onError;
     this.onPublished = parts.onPublished;
+    this.onProposalListening = parts.onProposalListening;
   }
 
   /**

@@ -83,10 +83,18 @@ export async function subscribeProposalEvents(
   onClosed?: (reason: LostReason) => void,
 ): Promise<() => void> {
   const { record } = await hub.access(caller, id, "read");
-  if (!record.private) return hub.bus.onProposal(id, listener as (proposal: unknown) => void);
+  // The head read before registering is where this contract's proposals start going stale
+  // for its first listener; commits published in between are read back from it.
+  const listen = (l: (proposal: unknown) => void) => {
+    const first = !hub.bus.hasProposalListeners(id);
+    const stop = hub.bus.onProposal(id, l);
+    if (first) hub.onProposalListening(id, { index: record.length - 1, hash: record.head });
+    return stop;
+  };
+  if (!record.private) return listen(listener as (proposal: unknown) => void);
   let stopped = false;
   let checks = Promise.resolve();
-  const stop = hub.bus.onProposal(id, (proposal) => {
+  const stop = listen((proposal) => {
     checks = checks
       .then(async () => {
         if (stopped) return;

@@ -68,12 +68,22 @@ const GAP_LIMIT = 1000;
  * published here (another instance's push of several commits reaches this one as its last
  * commit only), every head between the last commit published here and that parent. Older
  * proposals were announced when they went stale. Heads are remembered only for contracts
- * with proposal listeners.
+ * with proposal listeners; the first listener's subscription gives the head it read, so a
+ * relayed push that is the first commit published after it still counts from there.
  */
 export class StaleAnnouncer {
   readonly #last = new Map<string, { index: number; hash: string }>();
 
   constructor(private readonly hub: HubContext) {}
+
+  /**
+   * A contract's first proposal listener registered, having read `head` (index and hash) just
+   * before: what it may hear of goes stale from there on. A head remembered from listeners
+   * gone since is replaced (their proposals were forgotten with them).
+   */
+  listening(id: string, head: { index: number; hash: string }): void {
+    this.#last.set(id, head);
+  }
 
   published(id: string, commits: readonly StoredCommit[], origin: PublishOrigin): void {
     const first = commits[0];

@@ -1,0 +1,91 @@
+/**
+ * Stale proposals across hub instances (PostgreSQL): a WebSocket subscriber of one instance
+ * hears that a proposal went stale when another instance's push of several commits moved the
+ * head past it, even if its instance had published no commit of the contract since it
+ * subscribed (the relay shows it the push's last commit only, whose parent is not the head
+ * the proposal was open on).
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { AccessRegistry } from "../src/auth/AccessRegistry.js";
+import { Authenticator } from "../src/auth/Authenticator.js";
+import { type CommitNotification, HubSocket, type ProposalNotification } from "../src/client/HubSocket.js";
+import { buildCommit } from "../src/contract/engine.js";
+import { startServers } from "../src/http/startServers.js";
+import { testDatabase } from "./support/pg.js";
+import { type Instance, openInstance } from "./support/pgHubs.js";
+import { actionOp, createTreasury } from "./support/treasury.js";
+
+const db = await testDatabase();
+const cleanups: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function until(cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail("the condition did not come true in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Two instances on one schema; the second serves REST and /ws on loopback. */
+async function pair(): Promise<{ a: Instance; b: Instance; url: string }> {
+  const schema = db.freshSchema();
+  const a = await openInstance(db.url, schema);
+  const b = await openInstance(db.url, schema);
+  cleanups.push(
+    () => a.close(),
+    () => b.close(),
+  );
+  const servers = await startServers(
+    {
+      hub: b.hub,
+      authenticator: new Authenticator({ store: b.store }),
+      registry: new AccessRegistry({ store: b.store }),
+      rateLimit: 0,
+      logger: false,
+    },
+    { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
+  );
+  cleanups.push(() => servers.close());
+  return { a, b, url: servers.restUrl };
+}
+
+describe("stale proposals relayed between instances", { timeout: 120_000 }, () => {
+  it("announces stale to a subscriber of the other instance the proposals a push of several commits passed", async () => {
+    const { a, url } = await pair();
+    const t = await createTreasury(a.hub, "stale-gap", 3, 2);
+    const executed = (parent: string, note: string) => {
+      const c = buildCommit(t.id, parent, actionOp("EXECUTE", note));
+      c.head.signatures = { ...t.signature(0, c.hash), ...t.signature(1, c.hash) };
+      return c;
+    };
+    const socket = await HubSocket.connect(url);
+    cleanups.push(async () => socket.close());
+    const commits: CommitNotification[] = [];
+    const proposals: ProposalNotification["proposal"][] = [];
+    await socket.subscribe(t.id, (e) => commits.push(e), { onProposal: (e) => proposals.push(e.proposal) });
+    // Open on the head the subscriber's instance read when it subscribed.
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "proposed"));
+    p.head.signatures = t.signature(2, p.hash);
+    await a.hub.propose(t.signers[2]!.caller, t.id, { commit: p });
+    await until(() => proposals.some((e) => e.hash === p.hash));
+    const c1 = executed(t.head, "one");
+    await a.hub.push(t.signers[0]!.caller, t.id, { commits: [c1, executed(c1.hash, "two")] });
+    await until(() => commits.length === 2);
+    await until(() => proposals.some((e) => e.hash === p.hash && e.status === "stale"));
+    assert.deepEqual(
+      commits.map((e) => e.commit.index),
+      [1, 2],
+    );
+    assert.deepEqual(
+      proposals.map((e) => [e.hash, e.status]),
+      [
+        [p.hash, "open"],
+        [p.hash, "stale"],
+      ],
+    );
+  });
+});
