@@ -40,8 +40,9 @@ export class WorkingCopy {
   private constructor(
     readonly root: string,
     config: WorkingCopyConfig,
+    dir = join(root, WORKING_DIR),
   ) {
-    this.dir = join(root, WORKING_DIR);
+    this.dir = dir;
     this.config = config;
   }
 
@@ -91,14 +92,26 @@ export class WorkingCopy {
    * folder that already is one, so init and clone never overwrite local work.
    */
   static create(root: string, config: WorkingCopyConfig, commits: StoredCommit[]): WorkingCopy {
-    const dir = join(root, WORKING_DIR);
     WorkingCopy.refuseExisting(root);
-    mkdirSync(join(dir, "commits"), { recursive: true });
-    const wc = new WorkingCopy(root, config);
-    wc.writeCommits(0, commits);
-    wc.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
-    wc.saveConfig();
-    return wc;
+    mkdirSync(root, { recursive: true });
+    removeStaleBuilds(root);
+    // Built in a folder of its own, then renamed into place: a clone of thousands of commits
+    // killed part-way (Ctrl-C) would otherwise leave a .contract/ that is no working copy
+    // (no config.json) and that init and clone refuse to replace.
+    const building = join(root, `${WORKING_DIR}.${process.pid}.tmp`);
+    rmSync(building, { recursive: true, force: true });
+    try {
+      mkdirSync(join(building, "commits"), { recursive: true });
+      const draft = new WorkingCopy(root, config, building);
+      draft.writeCommits(0, commits);
+      draft.setOrigin({ head: commits[commits.length - 1]!.hash, length: commits.length });
+      draft.saveConfig();
+      renameSync(building, join(root, WORKING_DIR));
+    } catch (err) {
+      rmSync(building, { recursive: true, force: true });
+      throw err;
+    }
+    return new WorkingCopy(root, config);
   }
 
   /**
@@ -108,7 +121,17 @@ export class WorkingCopy {
    * to the hub, so nothing is created on the hub for a folder that cannot take it.
    */
   static refuseExisting(root: string): void {
-    if (existsSync(join(root, WORKING_DIR))) {
+    const dir = join(root, WORKING_DIR);
+    if (existsSync(dir) && !existsSync(join(dir, "config.json"))) {
+      // Not a working copy (every command looks for config.json), so reset cannot repair it;
+      // what is in it is no one's unpushed work that a command could have made.
+      throw new ContractError(
+        "CONFLICT",
+        `${root} holds an unfinished ${WORKING_DIR}/ without config.json (an init or clone that was interrupted?); remove ${dir} and run the command again`,
+        { reason: "working_copy_incomplete", path: dir },
+      );
+    }
+    if (existsSync(dir)) {
       throw new ContractError(
         "CONFLICT",
         `${root} already holds a working copy (${WORKING_DIR}/ exists); if it is damaged, run contract-hub reset --hard origin there`,
@@ -262,6 +285,28 @@ export function withRepair(err: ContractError): ContractError {
   if (err.code !== "CORRUPTED" || err.details?.repair !== undefined) return err;
   const hint = `To rebuild the working copy from the hub (unpushed commits are lost): ${REPAIR_COMMAND}`;
   return new ContractError(err.code, err.message, { ...err.details, repair: REPAIR_COMMAND, hint }, { cause: err });
+}
+
+/**
+ * Removes the build folders (`.contract.<pid>.tmp`) that init or clone runs left behind when
+ * they were killed; a folder whose process still runs is another build in progress, left alone.
+ */
+function removeStaleBuilds(root: string): void {
+  for (const name of readdirSync(root)) {
+    const m = /^\.contract\.(\d+)\.tmp$/.exec(name);
+    if (m !== null && !processRuns(Number(m[1]))) rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it runs, as another user.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Writes JSON through a temp file and a rename, so a crash never leaves half a file. */
