@@ -51,7 +51,10 @@ export interface EngineContext {
   checkRules?: RuleChecker;
   /** Compiles a model text (default: compileGoverningModel); the hub admits and charges big ones to the caller. */
   compileModel?: (text: string, limits: Limits) => GoverningModel | Promise<GoverningModel>;
-  /** Called between slices of long replays; may wait (to let other work run) or throw to stop. */
+  /**
+   * Called between slices of long replays, and between groups of transitions of one decision
+   * (a wide model); may wait (to let other work run) or throw to stop.
+   */
   tick?: () => Promise<void> | void;
   /**
    * Signer keys already verified for this commit (hex), e.g. in parallel for a whole push.

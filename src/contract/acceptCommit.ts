@@ -69,6 +69,7 @@ export async function acceptCommit(
       input: { data: state.data, ops, signers: new Set(signers), attestations, timestamp: ctx.timestamp },
       wasm,
       ...(ctx.optimisticSignatures === true ? { optimisticSignatures: true } : {}),
+      ...(ctx.tick !== undefined ? { tick: ctx.tick } : {}),
     },
     actionLabelsOf(ops),
   );

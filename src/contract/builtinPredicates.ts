@@ -49,6 +49,31 @@ export function keysUnder(data: ReadonlyMap<string, unknown>, dir: string): stri
   return [...keys];
 }
 
+/*
+ * The `.id` entries of the state before a commit, listed once per decision (per predicate
+ * input): a directory predicate otherwise scans the whole state, once per transition naming
+ * another directory, and a wide model times a large state made that seconds for one commit.
+ * Keyed by the input object, which each decision builds afresh around the state it judges.
+ */
+const ID_ENTRIES = new WeakMap<PredicateInput, ReadonlyArray<readonly [string, string]>>();
+
+/** keysUnder for a predicate's input, over its memoized `.id` entries. */
+function keysUnderInput(input: PredicateInput, dir: string): string[] {
+  if (dir.endsWith(".json")) return keysUnder(input.data, dir);
+  let entries = ID_ENTRIES.get(input);
+  if (entries === undefined) {
+    const list: Array<readonly [string, string]> = [];
+    for (const [path, value] of input.data) {
+      if (path.endsWith(".id") && isLowerHex(value, 32)) list.push([path, value]);
+    }
+    entries = list;
+    ID_ENTRIES.set(input, entries);
+  }
+  const keys = new Set<string>();
+  for (const [path, key] of entries) if (pathCovers(dir, path)) keys.add(key);
+  return [...keys];
+}
+
 function keyAt(data: ReadonlyMap<string, unknown>, path: string): string | null {
   const v = data.get(path);
   return isLowerHex(v, 32) ? v : null;
@@ -67,6 +92,42 @@ function asText(value: unknown): string {
   return typeof value === "string" ? value : canonicalize(value);
 }
 
+/*
+ * What a commit's values hash and print to, computed once per commit. A model may guard
+ * thousands of transitions each with another `hash_matches` path, `post_to` value or
+ * `oracle_attests` value, and every transition leaving the current states is judged: without
+ * these memos one commit with a megabyte-sized value hashed (or canonicalized) it once per
+ * transition, seconds of work for one request. Operations and attestations are never changed
+ * once decoded, so a value's text and the digests of a commit's operations can be kept with them.
+ */
+const TEXTS = new WeakMap<object, string>();
+const DIGESTS = new WeakMap<readonly Operation[], ReadonlySet<string>>();
+
+/** asText of an operation's or attestation's value, once per object. */
+function valueText(holder: { value?: unknown }): string {
+  let text = TEXTS.get(holder);
+  if (text === undefined) {
+    text = asText(holder.value);
+    TEXTS.set(holder, text);
+  }
+  return text;
+}
+
+/** Lower-case SHA-256 hex of every string value posted by `ops` (actions excluded), once per commit. */
+function valueDigests(ops: readonly Operation[]): ReadonlySet<string> {
+  let digests = DIGESTS.get(ops);
+  if (digests === undefined) {
+    const set = new Set<string>();
+    for (const op of ops) {
+      if (op.method !== "action" && typeof op.value === "string")
+        set.add(createHash("sha256").update(op.value, "utf8").digest("hex"));
+    }
+    digests = set;
+    DIGESTS.set(ops, digests);
+  }
+  return digests;
+}
+
 function writtenPaths(ops: readonly Operation[]): string[] {
   return ops.flatMap((op) => (op.path !== undefined && op.method !== "action" ? [op.path] : []));
 }
@@ -82,30 +143,30 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
     if (key === null) return ok(false, [`no key at ${path}`]);
     return ok(signers.has(key));
   }),
-  threshold: arity(2, "threshold", ([n, dir], { data, signers }) => {
+  threshold: arity(2, "threshold", ([n, dir], input) => {
     // Decimal digits only: Number() would also read "" as 0 (no signature needed), "0x2" and "1e1".
     const need = /^[0-9]{1,15}$/.test(n!) ? Number(n) : Number.NaN;
     if (!Number.isSafeInteger(need)) return ok(false, [`threshold count "${n}" is not an integer`]);
-    const keys = keysUnder(data, dir!);
+    const keys = keysUnderInput(input, dir!);
     if (keys.length === 0) return ok(false, [`no keys under ${dir}`]);
-    const have = keys.filter((k) => signers.has(k)).length;
+    const have = keys.filter((k) => input.signers.has(k)).length;
     return ok(have >= need, have >= need ? [] : [`${have} of ${need} required signatures from ${dir}`]);
   }),
-  any_signed: arity(1, "any_signed", ([dir], { data, signers }) => {
-    const keys = keysUnder(data, dir!);
+  any_signed: arity(1, "any_signed", ([dir], input) => {
+    const keys = keysUnderInput(input, dir!);
     if (keys.length === 0) return ok(false, [`no keys under ${dir}`]);
-    return ok(keys.some((k) => signers.has(k)));
+    return ok(keys.some((k) => input.signers.has(k)));
   }),
-  all_signed: arity(1, "all_signed", ([dir], { data, signers }) => {
-    const keys = keysUnder(data, dir!);
+  all_signed: arity(1, "all_signed", ([dir], input) => {
+    const keys = keysUnderInput(input, dir!);
     if (keys.length === 0) return ok(false, [`no keys under ${dir}`]);
-    return ok(keys.every((k) => signers.has(k)));
+    return ok(keys.every((k) => input.signers.has(k)));
   }),
   oracle_attests: arity(3, "oracle_attests", ([path, claim, value], { data, attestations }) => {
     const key = keyAt(data, path!);
     if (key === null) return ok(false, [`no oracle key at ${path}`]);
     const oracle = `ed25519:${key}`;
-    return ok(attestations.some((a) => a.oracle === oracle && a.claim === claim && asText(a.value) === value));
+    return ok(attestations.some((a) => a.oracle === oracle && a.claim === claim && valueText(a) === value));
   }),
   before: arity(1, "before", ([path], { data, timestamp }) => {
     const at = instantAt(data, path!);
@@ -118,18 +179,10 @@ const BUILTINS: Readonly<Record<string, Builtin>> = {
   hash_matches: arity(1, "hash_matches", ([path], { data, ops }) => {
     const expected = data.get(path!);
     if (typeof expected !== "string") return ok(false, [`no hash at ${path}`]);
-    const want = expected.toLowerCase();
-    return ok(
-      ops.some(
-        (op) =>
-          op.method !== "action" &&
-          typeof op.value === "string" &&
-          createHash("sha256").update(op.value, "utf8").digest("hex") === want,
-      ),
-    );
+    return ok(valueDigests(ops).has(expected.toLowerCase()));
   }),
   post_to: arity(2, "post_to", ([path, value], { ops }) =>
-    ok(ops.some((op) => op.method === "post" && op.path === path && asText(op.value) === value)),
+    ok(ops.some((op) => op.method === "post" && op.path === path && valueText(op) === value)),
   ),
   modifies: arity(1, "modifies", ([dir], { ops }) => ok(writtenPaths(ops).some((p) => pathCovers(dir!, p)))),
   adds_rule: (_args, { ops }) => ok(ops.some((op) => op.method === "rule")),

@@ -50,6 +50,7 @@ export async function replayStates(
             timestamp: c.timestamp,
           },
           wasm,
+          ...(tick !== undefined ? { tick } : {}),
         },
         actionLabelsOf(c.data),
       );

@@ -37,6 +37,12 @@ export interface CommitFacts {
    * Forbidden (`-`) ones still see only the signatures present: more signatures never help them.
    */
   optimisticSignatures?: boolean;
+  /**
+   * Yields between groups of TRANSITIONS_PER_TICK transitions (the hub's slices; see
+   * EngineContext.tick). Without it a commit on a model with thousands of transitions leaving
+   * one state is judged in one go.
+   */
+  tick?: () => Promise<void> | void;
 }
 
 /** The predicates that only look at who signed the commit. */
@@ -100,6 +106,15 @@ export interface StepResult {
  * listed as `not_evaluated` and the refusal says `explanation_cut_short` (docs/engine.md).
  */
 export const EXPLANATION_EVALUATIONS = 16;
+
+/**
+ * Transitions judged between two calls of the facts' tick. A model may leave one state by as
+ * many transitions as its text holds (tens of thousands near the 1 MiB limit), each guarded by
+ * another built-in predicate, and every one is judged, so one commit on such a model held the
+ * event loop for seconds. Counted, not timed, so an ordinary model (a handful of transitions
+ * per state) never pays for a tick; the tick itself decides whether the slice is used up.
+ */
+export const TRANSITIONS_PER_TICK = 64;
 
 /** The refusal detail of a step whose explanation was cut short: `{explanation_cut_short: true}`, else nothing. */
 export function cutShort(result: StepResult): { explanation_cut_short?: true } {
@@ -170,6 +185,17 @@ function keyOf(p: Property): string {
   return key;
 }
 
+// One optimistic input per commit's facts, so the built-ins' per-input memos serve it too.
+const OPTIMISTIC = new WeakMap<CommitFacts, PredicateInput>();
+function optimisticInput(facts: CommitFacts): PredicateInput {
+  let input = OPTIMISTIC.get(facts);
+  if (input === undefined) {
+    input = { ...facts.input, signers: EVERY_KEY };
+    OPTIMISTIC.set(facts, input);
+  }
+  return input;
+}
+
 /** Whether property `p` (canonical, sign ignored) holds for the commit. */
 export async function propertyHolds(p: Property, facts: CommitFacts): Promise<PredicateResult> {
   if (!isPredicate(p)) return { valid: facts.labels.has(p.name), gas_used: 0, errors: [] };
@@ -177,7 +203,7 @@ export async function propertyHolds(p: Property, facts: CommitFacts): Promise<Pr
     const key = `signable:${keyOf(p)}`;
     let result = facts.cache.get(key);
     if (result === undefined) {
-      result = evaluateBuiltin(p.name, p.args ?? [], { ...facts.input, signers: EVERY_KEY })!;
+      result = evaluateBuiltin(p.name, p.args ?? [], optimisticInput(facts))!;
       facts.cache.set(key, result);
     }
     return result;
@@ -311,8 +337,10 @@ function coversNeeds(t: LtsTransition, needs: { labels: string[]; paths: string[
 export async function step(lts: Lts, current: readonly number[], facts: CommitFacts): Promise<StepResult> {
   const needs = sensitiveNeeds(facts.input.ops, facts.input.data);
   const next = new Set<number>();
+  let judged = 0;
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
+      if (++judged % TRANSITIONS_PER_TICK === 0) await facts.tick?.();
       const t = lts.transitions[lts.succEdge[i]!]!;
       if (transitionEnabledNow(t, facts, needs) ?? (await transitionEnabledAwaiting(t, facts, needs))) next.add(t.to);
     }
@@ -322,6 +350,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
   const explaining: Explaining = { left: EXPLANATION_EVALUATIONS, cutShort: false };
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
+      if (++judged % TRANSITIONS_PER_TICK === 0) await facts.tick?.();
       const t = lts.transitions[lts.succEdge[i]!]!;
       candidates.push({
         from: lts.displayNames[t.from]!,

@@ -1,0 +1,95 @@
+/**
+ * Hostile load, deciding one commit on a wide model (docs/security.md, "Hostile load"): a
+ * model may leave one state by thousands of transitions, each guarded by another built-in
+ * predicate (another `hash_matches` path, another `post_to` value, another directory). The
+ * engine judges every transition leaving the current states, so one commit on such a model
+ * held the event loop for as long as all of them took: 2,000 `hash_matches` transitions and
+ * one 900 KB value hashed that value 2,000 times in one go (about two seconds on the
+ * reference machine; the text limit allows tens of thousands). Now the decision yields to
+ * the caller's tick between groups of transitions, and a commit's operation values are
+ * hashed and canonicalized once, however many predicates ask. Counted in ticks, never in time.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { TRANSITIONS_PER_TICK } from "../src/contract/step.js";
+import { ContractDriver, op } from "./support/ContractDriver.js";
+import { Party } from "./support/Party.js";
+
+/** `s -> t` by `GO`, then `n` transitions `t -> t` each guarded by `guard(i)` (and `t -> t []` when `open`). */
+function wideModel(n: number, guard: (i: number) => string, open: boolean): string {
+  const lines = ["model Wide {", "  initial s", "  s -> t [+GO]", ...(open ? ["  t -> t []"] : [])];
+  for (let i = 0; i < n; i++) lines.push(`  t -> t [${guard(i)}]`);
+  lines.push("}");
+  return lines.join("\n");
+}
+
+async function wideContract(n: number, guard: (i: number) => string, open = true) {
+  const owner = new Party("owner");
+  const model = wideModel(n, guard, open);
+  const d = await ContractDriver.create("wide", { model, rules: [], owner: owner.identity });
+  await d.commit([op.action("GO")]);
+  return d;
+}
+
+/** A tick that counts its calls and yields like the hub's. */
+function countingTick() {
+  const counter = {
+    calls: 0,
+    tick: async () => {
+      counter.calls++;
+      await new Promise((r) => setImmediate(r));
+    },
+  };
+  return counter;
+}
+
+describe("hostile load: one commit on a model with thousands of guarded transitions", () => {
+  it("the decision yields to the caller's tick between groups of transitions", async () => {
+    const n = 2_000;
+    const d = await wideContract(n, (i) => `+post_to(/x.text, "${i}")`);
+    const ticks = countingTick();
+    const stored = await d.commit([op.post("/x.text", "1234")], [], { tick: ticks.tick });
+    assert.equal(stored.index, 2);
+    assert.deepEqual(d.state.currentStateNames, ["t"]);
+    assert.ok(
+      ticks.calls >= Math.floor(n / TRANSITIONS_PER_TICK),
+      `one decision over ${n} transitions ticked ${ticks.calls} times`,
+    );
+  });
+
+  it("a refusal on a wide model yields too, and still names every candidate", async () => {
+    const n = 1_000;
+    const d = await wideContract(n, (i) => `+GO2 +post_to(/x.text, "${i}")`, false);
+    const ticks = countingTick();
+    await assert.rejects(
+      () => d.commit([op.action("STOP")], [], { tick: ticks.tick }),
+      (err: { code?: string; details?: { reason?: string; candidates?: unknown[] } }) =>
+        err.code === "VALIDATION_FAILED" &&
+        err.details?.reason === "no_transition" &&
+        err.details.candidates?.length === n,
+    );
+    assert.ok(ticks.calls >= Math.floor((2 * n) / TRANSITIONS_PER_TICK), `ticked ${ticks.calls} times`);
+  });
+
+  it("hash_matches, post_to and oracle_attests still decide as before when many ask about one value", async () => {
+    const n = 300;
+    const owner = new Party("owner");
+    const value = "v".repeat(10_000);
+    const { createHash } = await import("node:crypto");
+    const digest = createHash("sha256").update(value, "utf8").digest("hex");
+    const state: Record<string, unknown> = { "/h/match.text": digest.toUpperCase() };
+    for (let i = 0; i < 60; i++) state[`/h/x${i}.text`] = "0".repeat(64);
+    const lines = ["model Hashes {", "  initial s", "  s -> s [+GO]"];
+    for (let i = 0; i < 60; i++) lines.push(`  s -> miss${i} [+hash_matches(/h/x${i}.text)]`);
+    for (let i = 0; i < n; i++) lines.push(`  s -> post${i} [+post_to(/v.json, "{\\"k\\":${i}}")]`);
+    lines.push("  s -> hit [+hash_matches(/h/match.text)]", "}");
+    const d = await ContractDriver.create("hashes", {
+      model: lines.join("\n"),
+      rules: [],
+      owner: owner.identity,
+      state,
+    });
+    await d.commit([op.post("/big.text", value), op.post("/v.json", { k: 7 })]);
+    assert.deepEqual([...d.state.currentStateNames].sort(), ["hit", "post7"]);
+  });
+});
