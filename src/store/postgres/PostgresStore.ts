@@ -27,7 +27,15 @@ import { CommitListener, type CommitListenerHandlers } from "./CommitListener.js
 import { migratePg } from "./migrate.js";
 import { appendInTransaction, INSERT_NONCE, nonceParams } from "./pgAppend.js";
 import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./pgCommitRows.js";
-import { backendPid, checkedSchema, clientConfig, type PgChannels, type PgLocation, pgChannels } from "./pgPool.js";
+import {
+  backendPid,
+  checkedSchema,
+  checkOut,
+  clientConfig,
+  type PgChannels,
+  type PgLocation,
+  pgChannels,
+} from "./pgPool.js";
 import { addPgSignatures, listPgProposals, readPgProposal, savePgProposal, withdrawPgProposal } from "./pgProposals.js";
 import { backfillPgLeaves, readPgTreeNodes } from "./pgTree.js";
 
@@ -80,12 +88,12 @@ export class PostgresStore implements Store {
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     const store = new PostgresStore(options);
     try {
-      const client = await store.pool.connect();
+      const { client, release } = await checkOut(store.pool);
       try {
         await migratePg(client, Math.floor(Date.now() / 1000), store.schema);
         await backfillPgLeaves(client);
       } finally {
-        client.release();
+        release();
       }
     } catch (err) {
       await store.pool.end().catch(() => {});
@@ -136,7 +144,7 @@ export class PostgresStore implements Store {
   }
 
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const { client, release } = await checkOut(this.pool);
     let broken: Error | undefined;
     try {
       await client.query("BEGIN");
@@ -152,7 +160,7 @@ export class PostgresStore implements Store {
       }
       throw err;
     } finally {
-      client.release(broken);
+      release(broken);
     }
   }
 

@@ -76,3 +76,26 @@ export function proposalChannel(schema: string | undefined): string {
 export function backendPid(client: pg.ClientBase): number | null {
   return (client as unknown as { processID: number | null }).processID ?? null;
 }
+
+/**
+ * A client checked out of `pool`, heard while out. pg's pool listens for a client's 'error'
+ * only while it is idle; a checked-out client whose connection the server ends (a restart, a
+ * failover, pg_terminate_backend) emits 'error' besides failing its queries, and an 'error'
+ * nobody hears ends the process. Heard here, the query under way fails on its own (a storage
+ * fault), and `release` discards the connection instead of pooling it.
+ */
+export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(err?: Error): void }> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on("error", onError);
+  return {
+    client,
+    release: (err) => {
+      client.off("error", onError);
+      client.release(err ?? lost);
+    },
+  };
+}
