@@ -300,8 +300,26 @@ async function readBody<T>(res: Response): Promise<T> {
     });
   }
   if (res.ok) return body as T;
-  const e = (body ?? {}) as { error?: string; code?: string; details?: Record<string, unknown> };
+  const e = (body ?? {}) as { error?: unknown; code?: string; details?: Record<string, unknown> };
+  if (e.error !== undefined && typeof e.error !== "string") throw notHubError(res, body);
   throw errorOf(e.code, e.error ?? `Hub answered ${res.status}`, e.details);
+}
+
+/**
+ * A refusal that is not the hub's error body: another server, most often the hub's own
+ * JSON-RPC port given where the REST address belongs (its error is an object). Said as
+ * such, rather than as a message of "[object Object]".
+ */
+function notHubError(res: Response, body: unknown): ContractError {
+  const rpc = (body as { jsonrpc?: unknown }).jsonrpc !== undefined;
+  const where = res.url === "" ? "The hub" : new URL(res.url).origin;
+  return new ContractError(
+    "UPSTREAM_ERROR",
+    rpc
+      ? `${where} answered ${res.status} as a JSON-RPC endpoint: give the hub's REST address (its --port), not its JSON-RPC port`
+      : `${where} answered ${res.status} with a body that is not a hub's error`,
+    { status: res.status, reason: rpc ? "json_rpc_endpoint" : "not_a_hub" },
+  );
 }
 
 function errorOf(code: unknown, message: string, details?: Record<string, unknown>): ContractError {
