@@ -68,8 +68,11 @@ function submitLocked(
 ): Promise<{ result: SubmitCommitResult; created: boolean }> {
   return hub.locks.run(id, async () => {
     const { state } = await hub.access(caller, id, "write");
-    // The fields form is shaped and hashed here, once; the engine then takes it as validated.
+    // Both forms are shaped here, once; the engine then takes the commit as validated. The
+    // fields form is hashed here; a client-built {commit} must hash to the hash it claims
+    // before that hash can make it an idempotent re-send of the head, as in a push.
     const parent = body.parent === undefined ? state.head : body.parent;
+    const limits = hub.settings.limits ?? DEFAULT_LIMITS;
     const commit: WireCommit = fields
       ? validateCommitShape(
           {
@@ -81,10 +84,10 @@ function submitLocked(
               ...(body.attestations !== undefined ? { attestations: body.attestations } : {}),
             },
           },
-          { contractId: id, limits: hub.settings.limits ?? DEFAULT_LIMITS, computeHash: true },
+          { contractId: id, limits, computeHash: true },
         )
-      : (body.commit as WireCommit);
-    if (commit?.hash === state.head) {
+      : validateCommitShape(body.commit, { contractId: id, limits });
+    if (commit.hash === state.head) {
       // An idempotent retry of the commit that is already the head.
       const stored = (await hub.store.getCommitAt(id, state.length - 1))!;
       const result = {
@@ -104,7 +107,7 @@ function submitLocked(
     };
     const ctx = engineContext(hub.store, id, state.length, [], settings, {
       timestamp: hub.now(),
-      prevalidated: fields,
+      prevalidated: true,
     });
     const { stored, delta } = await acceptCommit(state, commit, ctx);
     await hub.append(id, state.head, [stored], ledger.extras(), caller);
