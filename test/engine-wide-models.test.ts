@@ -11,6 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { stateView, validActions } from "../src/contract/stateView.js";
 import { TRANSITIONS_PER_TICK } from "../src/contract/step.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { Party } from "./support/Party.js";
@@ -91,5 +92,22 @@ describe("hostile load: one commit on a model with thousands of guarded transiti
     });
     await d.commit([op.post("/big.text", value), op.post("/v.json", { k: 7 })]);
     assert.deepEqual([...d.state.currentStateNames].sort(), ["hit", "post7"]);
+  });
+
+  it("the valid actions of a wide model are listed once per head, not once per read", async () => {
+    // GET /contracts/:id/state, every commit's answer and every subscriber's event carry the
+    // state view: listing 30,000 valid actions again for each held the event loop ~50-80 ms
+    // per anonymous read.
+    const n = 2_000;
+    const d = await wideContract(n, (i) => `+post_to(/x.text, "${i}")`);
+    const first = validActions(d.state);
+    assert.equal(first.length, n + 1);
+    assert.equal(first[1]!.label, "+post_to(/x.text, 0)");
+    assert.equal(validActions(d.state), first, "the same head and model: the list already made");
+    assert.equal(stateView(d.state).valid_actions, first);
+    await d.commit([op.post("/x.text", "7")]);
+    const next = validActions(d.state);
+    assert.notEqual(next, first, "a new head: listed again");
+    assert.deepEqual(next, first);
   });
 });
