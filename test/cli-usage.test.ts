@@ -14,6 +14,7 @@ import { acceptPulled } from "../src/cli/workingCopy/localLog.js";
 import { WorkingCopy } from "../src/cli/workingCopy/WorkingCopy.js";
 import { buildWireCommit } from "../src/contract/buildWireCommit.js";
 import { genesisData } from "../src/contract/engine.js";
+import { openStore } from "../src/store/openStore.js";
 import { instantiateTemplate } from "../src/templates/instantiateTemplate.js";
 import { tempDir } from "./cli-support.js";
 
@@ -155,6 +156,16 @@ describe("usage errors (exit 2)", () => {
       assert.equal(r.code, 2);
     });
   }
+
+  it("verify of a store with --remote or --hub, which only a working copy's check uses", async () => {
+    const { home, root } = setup("alice");
+    const dataDir = join(root, "hub-data");
+    await (await openStore({ dataDir, databaseUrl: null })).close();
+    const c = capture(home, root);
+    assert.equal((await run(c, ["verify", "--data-dir", dataDir])).code, 0);
+    assert.equal((await run(c, ["verify", "--data-dir", dataDir, "--remote"])).code, 2);
+    assert.equal((await run(c, ["verify", "--data-dir", dataDir, "--hub", DEAD_HUB])).code, 2);
+  });
 
   it("prints a JSON error document with --json", async () => {
     const { home, root } = setup("alice");

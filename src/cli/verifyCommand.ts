@@ -38,6 +38,13 @@ function describe(r: ContractReport): string {
 export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "verify", async (cli: Cli) => {
     if (opts.dataDir === undefined && opts.databaseUrl === undefined) return verifyHere(cli, opts);
+    // The store check reads the store and asks no hub: a --remote taken silently would
+    // answer "ok" for a check that never ran.
+    if (opts.remote === true || opts.hub !== undefined) {
+      throw new UsageError(
+        `${opts.remote === true ? "--remote" : "--hub"} checks a working copy against its hub; it does not go with --data-dir or --database-url`,
+      );
+    }
     const dataDir = resolve(cli.cwd, opts.dataDir ?? ".");
     if (!opts.databaseUrl && !existsSync(sqlitePath(dataDir))) {
       throw new UsageError(`no hub store in ${dataDir} (expected ${sqlitePath(dataDir)})`);
