@@ -8,13 +8,11 @@
  * Without /usr/bin/chromium the suite is skipped, except under CI, where it must run.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
 import { proposalSignatures } from "../src/client/proposalSignatures.js";
@@ -28,18 +26,12 @@ import { hubOperations } from "../src/synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
 import { checkCosignatureLine } from "./support/cosignatureReference.js";
+import { ARTIFACTS, launch, prepare, skipWithoutChromium } from "./support/explorerBrowser.js";
 import { killAllHubs } from "./support/hubProcess.js";
 import { startWitnessedHub, type WitnessedHub } from "./support/witnessedHub.js";
 import { killAllWitnesses } from "./support/witnessProcess.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const ARTIFACTS = join(ROOT, ".test-artifacts");
-const hasChromium = existsSync(CHROMIUM);
-const skip =
-  !hasChromium && !process.env.CI
-    ? `${CHROMIUM} not found: install Debian's chromium (apt-get install chromium) to run the explorer browser tests`
-    : false;
+const skip = skipWithoutChromium;
 
 const ESCROW = `model Escrow {
   initial init
@@ -54,34 +46,6 @@ const ESCROW = `model Escrow {
 const RELEASE_RULE = "export default rule { formula { always(!released -> [-signed_by(/users/buyer.id)] !released) } }";
 /** "Nothing deposited yet": holds at its anchor (the initial state), so the hub accepts it, and fails once deposited. */
 const NOT_DEPOSITED = "export default rule { formula { !deposited } }";
-
-/** Headless chromium with the flags this machine's closed network needs; playwright gives each launch a fresh profile. */
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
-
-/** Before each suite: chromium must exist under CI, and the explorer must be built. */
-function prepare(): void {
-  if (process.env.CI) assert.ok(hasChromium, `${CHROMIUM} is missing; .ci/run installs it before npm ci`);
-  if (!existsSync(join(ROOT, "web/dist/index.html"))) {
-    // npm install builds it (prepare); a checkout without that step still gets a real page here.
-    const built = spawnSync("npm", ["run", "build:web"], { cwd: ROOT, stdio: "inherit" });
-    assert.equal(built.status, 0, "npm run build:web failed");
-  }
-  mkdirSync(ARTIFACTS, { recursive: true });
-}
 
 describe("explorer in a real browser", { skip }, () => {
   let live: LiveHub;

@@ -22,12 +22,23 @@ function setLive(status: LiveStatus | null): void {
   live.dataset.status = status ?? "";
 }
 
+/** The hash's path decoded; a malformed escape (`#/c/%zz`, typed or pasted) is kept as typed rather than stopping the page. */
+function decodeHashPath(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 function route(): void {
   leave?.();
   leave = null;
-  const hash = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
-  const [path, query] = hash.split("?") as [string, string | undefined];
-  const params = new URLSearchParams(query ?? "");
+  // Split before decoding: an escaped "?" belongs to the id typed, not to the query.
+  const raw = location.hash.replace(/^#/, "");
+  const at = raw.indexOf("?");
+  const path = decodeHashPath(at < 0 ? raw : raw.slice(0, at)) || "/";
+  const params = new URLSearchParams(at < 0 ? "" : raw.slice(at + 1));
   let m: RegExpExecArray | null;
   if ((m = /^\/c\/(.+)$/.exec(path))) leave = contractPage(app, m[1]!, setLive);
   else if (path === "/templates") void templatesPage(app);

@@ -69,16 +69,27 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
   ];
   mount(app, h("h1", {}, "Contract ", h("code", {}, id)), ...panels.map((p) => p.root));
 
+  const errorText = (err: unknown) =>
+    err instanceof ApiError && err.status === 404
+      ? `No contract "${id}" is visible here (it does not exist, or it is private).`
+      : err instanceof Error
+        ? err.message
+        : String(err);
   const showError = (err: unknown) => {
     if (stopped) return;
-    meta.showError(
-      err instanceof ApiError && err.status === 404
-        ? `No contract "${id}" is visible here (it does not exist, or it is private).`
-        : err instanceof Error
-          ? err.message
-          : String(err),
-    );
+    meta.showError(errorText(err));
   };
+  const notLoaded = (err: unknown) =>
+    mount(
+      app,
+      h("h1", {}, "Contract ", h("code", {}, id)),
+      h(
+        "p",
+        { class: "error", id: "contract-error", "data-code": err instanceof ApiError ? err.code : null },
+        errorText(err),
+      ),
+      h("p", {}, h("a", { href: "#/" }, "← all contracts")),
+    );
   const drawAll = () => {
     for (const p of panels) p.draw?.();
   };
@@ -95,7 +106,13 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
   };
 
   ctx.enqueue(async () => {
-    await loadContract();
+    try {
+      await loadContract();
+    } catch (err) {
+      // Nothing to show: the message alone, not a page of empty sections for a contract that is not there.
+      if (!stopped) notLoaded(err);
+      return;
+    }
     if (stopped) return;
     drawAll();
     await refreshAll();

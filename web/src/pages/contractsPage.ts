@@ -60,6 +60,19 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
     ` ${page.total === 0 ? 0 : offset + 1}–${offset + page.contracts.length} of ${page.total} `,
     offset + PAGE < page.total ? h("a", { href: `#/?offset=${offset + PAGE}` }, "next page →") : null,
   );
+  if (page.contracts.length === 0 && page.total > 0) {
+    // An offset past the end (an old bookmark, a hand-edited link): say so and offer the first page.
+    mount(
+      body,
+      h(
+        "p",
+        { class: "muted", id: "past-end" },
+        `No contracts from number ${offset + 1} on: ${page.total} are visible here. `,
+        h("a", { href: "#/" }, "first page"),
+      ),
+    );
+    return;
+  }
   mount(
     body,
     page.total === 0

@@ -22,13 +22,18 @@ interface Template {
 
 const failed = (err: unknown) => h("p", { class: "error" }, err instanceof ApiError ? err.message : String(err));
 
+/*
+ * Each page mounts its own box at once and fills only that box when the hub answers: a visitor
+ * who has moved on meanwhile has a detached box, so a late answer never replaces the new page.
+ */
+
 export async function templatesPage(app: HTMLElement): Promise<void> {
-  mount(app, h("h1", {}, "Templates"), h("p", { class: "muted" }, "Loading…"));
+  const body = h("div", {}, h("p", { class: "muted" }, "Loading…"));
+  mount(app, h("h1", {}, "Templates"), body);
   try {
     const list = await get<Template[]>("/templates");
     mount(
-      app,
-      h("h1", {}, "Templates"),
+      body,
       h(
         "ul",
         { class: "cards" },
@@ -49,16 +54,17 @@ export async function templatesPage(app: HTMLElement): Promise<void> {
       ),
     );
   } catch (err) {
-    mount(app, h("h1", {}, "Templates"), failed(err));
+    mount(body, failed(err));
   }
 }
 
 export async function templatePage(app: HTMLElement, id: string): Promise<void> {
-  mount(app, h("h1", {}, "Template ", h("code", {}, id)), h("p", { class: "muted" }, "Loading…"));
+  const box = h("div", {}, h("h1", {}, "Template ", h("code", {}, id)), h("p", { class: "muted" }, "Loading…"));
+  mount(app, box);
   try {
     const t = await get<Template>(`/templates/${encodeURIComponent(id)}`);
     mount(
-      app,
+      box,
       h("p", {}, h("a", { href: "#/templates" }, "← templates")),
       h("h1", {}, t.name),
       h("p", {}, t.description),
@@ -100,6 +106,6 @@ export async function templatePage(app: HTMLElement, id: string): Promise<void> 
       t.model ? modelPreview(t.model, t.rules ?? []) : h("p", { class: "muted" }, "No model."),
     );
   } catch (err) {
-    mount(app, h("h1", {}, "Template ", h("code", {}, id)), failed(err));
+    mount(box, h("h1", {}, "Template ", h("code", {}, id)), failed(err));
   }
 }

@@ -1,0 +1,200 @@
+/**
+ * The explorer as a visitor meets it, in a real browser against a real hub: contract values that
+ * carry markup are shown as text and never run; a private, a missing and a malformed contract id
+ * get the message alone (a malformed escape in the URL no longer stops the page, an escaped "?"
+ * stays part of the id); a list offset past the end says so; a slow answer for a page the
+ * visitor has left does not replace the page they moved to; and a phone-wide screen never
+ * scrolls sideways. Without /usr/bin/chromium the suite is skipped, except under CI.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import type { Browser, Page, Route } from "playwright-core";
+import { AccessRegistry } from "../src/auth/AccessRegistry.js";
+import { Authenticator } from "../src/auth/Authenticator.js";
+import { HubClient } from "../src/client/HubClient.js";
+import { generateKeyPair } from "../src/contract/keys.js";
+import { type RunningServers, startServers } from "../src/http/startServers.js";
+import { Hub } from "../src/hub/Hub.js";
+import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+import { hubOperations } from "../src/synthesis/hubOperations.js";
+import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
+import { ARTIFACTS, launch, prepare, skipWithoutChromium } from "./support/explorerBrowser.js";
+
+/** Markup that would run or render if any value reached the page as HTML. */
+const HOSTILE = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>&amp;`;
+const MODEL = "model M {\n  initial a\n  a -> a []\n  a -> b [+GO]\n}";
+
+describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium }, () => {
+  let dir: string;
+  let store: SqliteStore;
+  let hub: Hub;
+  let servers: RunningServers;
+  let browser: Browser;
+  let page: Page;
+  let shown: string;
+  let hidden: string;
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    prepare();
+    dir = mkdtempSync(join(tmpdir(), "explorer-visitor-"));
+    store = await SqliteStore.open({ dataDir: dir });
+    hub = new Hub({ store, templates: TEMPLATE_CATALOGUE, synthesis: hubOperations({}) });
+    servers = await startServers(
+      {
+        hub,
+        authenticator: new Authenticator({ store }),
+        registry: new AccessRegistry({ store }),
+        rateLimit: 0,
+        logger: false,
+      },
+      { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
+    );
+    const identity = generateKeyPair();
+    const access = generateKeyPair();
+    const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
+    await anonymous.register(identity.seed, access.seed);
+    const owner = anonymous.withKey(access.seed);
+    const key = identity.publicKey.toString("hex");
+    shown = (
+      await owner.createContract({
+        model: MODEL,
+        state: {
+          "/terms/note.text": HOSTILE,
+          "/terms/blob.text": "x".repeat(3000),
+          "/terms/wide.json": { [HOSTILE]: "A".repeat(400) },
+        },
+      })
+    ).contract_id;
+    await owner.submitCommit(shown, { method: "post", path: "/terms/later.text", value: HOSTILE });
+    hidden = (await owner.createContract({ readers: [key], state: { "/x.text": "secret" } })).contract_id;
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    page.on("pageerror", (e) => pageErrors.push(e.message));
+  });
+  after(async () => {
+    await browser?.close();
+    await servers?.close();
+    await hub?.close();
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("shows values carrying markup as text: nothing from a contract renders or runs", async () => {
+    await page.goto(`${servers.restUrl}/#/c/${shown}`);
+    const note = page.locator('#data li[data-path="/terms/note.text"] .value');
+    await note.waitFor();
+    assert.equal(await note.textContent(), HOSTILE);
+    const logged = page.locator('#log tr[data-index="1"]');
+    await logged.waitFor();
+    assert.match((await logged.textContent()) ?? "", /= <img src=x onerror="window\.__xss=1"><script>/);
+    // A pasted error body is the visitor's own text, but it is shown the same way.
+    const pasted = {
+      error: HOSTILE,
+      code: "VALIDATION_FAILED",
+      details: { candidates: [{ from: HOSTILE, to: "b", label: HOSTILE, failed: [{ property: HOSTILE, kind: "x" }] }] },
+    };
+    await page.fill("#explain-input", JSON.stringify(pasted));
+    await page.click("#explain-button");
+    await page.locator("#explain-out li").first().waitFor();
+    assert.match((await page.locator("#explain-out").textContent()) ?? "", /<img src=x/);
+    assert.equal(await page.locator("main img, main script, main iframe").count(), 0);
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it("answers a private, a missing or a malformed contract id with the message alone", async () => {
+    const cases: [hash: string, id: string, code: string][] = [
+      [hidden, hidden, "NOT_FOUND"],
+      ["c_nobody_made_this", "c_nobody_made_this", "NOT_FOUND"],
+      // A malformed escape is kept as typed; it used to throw in the router and leave the previous page up.
+      ["%zz", "%zz", "INVALID_REQUEST"],
+      // An escaped "?" is part of the id, not the start of a query: it used to open contract "c_a".
+      ["c_a%3Fb", "c_a?b", "INVALID_REQUEST"],
+    ];
+    for (const [hash, id, code] of cases) {
+      await page.goto(`${servers.restUrl}/#/c/${hash}`);
+      const error = page.locator(`#contract-error[data-code="${code}"]`);
+      await error.waitFor();
+      assert.equal(await page.locator("h1 code").textContent(), id);
+      // No empty diagram, log or explain box for a contract that is not there.
+      assert.equal(await page.locator("#diagram, #log, #explain").count(), 0, hash);
+    }
+    assert.match((await page.locator("#contract-error").textContent()) ?? "", /^Invalid request/);
+    assert.deepEqual(pageErrors, []);
+    await page.goto(`${servers.restUrl}/#/c/${hidden}`);
+    await page.locator('#contract-error[data-code="NOT_FOUND"]').waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, "explorer-not-visible.png") });
+  });
+
+  it("says so when the list is asked for an offset past its end", async () => {
+    await page.goto(`${servers.restUrl}/#/?offset=500`);
+    const past = page.locator("#past-end");
+    await past.waitFor();
+    assert.equal(await past.locator("a").getAttribute("href"), "#/");
+    assert.equal(await page.locator("tr[data-contract]").count(), 0);
+  });
+
+  it("keeps a late answer for a page the visitor left from replacing the page they moved to", async () => {
+    await page.goto(`${servers.restUrl}/#/`);
+    await page.locator('#nav a[href="#/templates"]').waitFor();
+    // Hold the catalogue's answer until the visitor is on the contract page.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let intercepted!: () => void;
+    const reached = new Promise<void>((resolve) => {
+      intercepted = resolve;
+    });
+    await page.route(/\/templates$/, async (route: Route) => {
+      intercepted();
+      await held;
+      await route.continue();
+    });
+    const answered = page.waitForResponse(/\/templates$/);
+    await page.locator('#nav a[href="#/templates"]').click();
+    await reached;
+    await page.goto(`${servers.restUrl}/#/c/${shown}`);
+    await page.locator('#data li[data-path="/terms/note.text"]').waitFor();
+    release();
+    await (await answered).finished();
+    // A round trip of the page's own after the held answer: its handler has run by then.
+    await page.evaluate(() => fetch("/health").then((r) => r.text()));
+    await page.unroute(/\/templates$/);
+    assert.equal(await page.locator("h1 code").textContent(), shown);
+    assert.equal(await page.locator("li[data-template]").count(), 0);
+  });
+
+  it("fits a phone-wide screen: wide tables and long values scroll or wrap inside the page", async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      const overflow = () => phone.locator("html").evaluate((html) => html.scrollWidth - html.clientWidth);
+      const views: [hash: string, ready: string][] = [
+        ["#/", "tr[data-contract] td.state:not([data-state=''])"],
+        [`#/c/${shown}`, '#log tr[data-index="1"]'],
+        ["#/templates/escrow", "svg.diagram g.state"],
+      ];
+      for (const [hash, ready] of views) {
+        await phone.goto(`${servers.restUrl}/${hash}`);
+        await phone.locator(ready).first().waitFor();
+        if (hash.startsWith("#/c/")) await phone.locator('#data li[data-path="/terms/blob.text"]').waitFor();
+        assert.equal(await overflow(), 0, `${hash} is wider than the screen`);
+      }
+      await phone.screenshot({ path: join(ARTIFACTS, "explorer-phone-template.png"), fullPage: true });
+      await phone.goto(`${servers.restUrl}/#/synthesize`);
+      await phone.locator('#nav a[href="#/synthesize"]').waitFor();
+      const nav = await phone.locator('#nav a[href="#/synthesize"]').boundingBox();
+      assert.ok(nav && nav.x + nav.width <= 390, `the navigation stays on screen: ${JSON.stringify(nav)}`);
+      await phone.fill('textarea[name="description"]', "Alice buys a bike from Bob; Carol arbitrates disputes");
+      await phone.click('form.synth button[type="submit"]');
+      await phone.locator("#synthesis svg.diagram g.state").first().waitFor();
+      assert.equal(await overflow(), 0, "#/synthesize is wider than the screen");
+    } finally {
+      await phone.close();
+    }
+  });
+});
