@@ -68,6 +68,23 @@ describe("contract-hub synthesize", () => {
     assert.equal(await main(["synthesize"], capture()), 2);
   });
 
+  it("exits 2 (USAGE) for a blank description, as for a missing one", async () => {
+    const io = capture();
+    assert.equal(await main(["synthesize", "  ", "--json"], io), EXIT_USAGE);
+    assert.equal(JSON.parse(io.stdout).code, "USAGE");
+  });
+
+  it("names the --hint flag, not the REST field, in what it prints", async () => {
+    const refused = capture();
+    assert.equal(await main(["synthesize", "Write a haiku about the sea", "--json"], refused), 1);
+    assert.doesNotMatch(JSON.parse(refused.stdout).error, /pattern_hint/);
+    const warned = capture();
+    assert.equal(await main(["synthesize", "Alice buys a bike from Bob", "--hint", "nonsense", "--json"], warned), 0);
+    const warnings = JSON.parse(warned.stdout).warnings as string[];
+    assert.ok(warnings.length > 0);
+    for (const w of warnings) assert.doesNotMatch(w, /pattern_hint/);
+  });
+
   it("uses the configured language model", async () => {
     const fake = await FakeLlmServer.start();
     try {

@@ -3,7 +3,7 @@ import { isContractError } from "../contract/ContractError.js";
 import { errorBody } from "../http/errorTable.js";
 import { type Env, synthesize } from "../synthesis/index.js";
 import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
-import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 
 function human(r: SynthesisResult): string {
   const lines = [
@@ -23,7 +23,8 @@ function human(r: SynthesisResult): string {
 /**
  * `contract-hub synthesize "<description>" [--hint NAME] [--json]`: the same synthesis as
  * `POST /contracts/synthesize`, configured by the same environment variables. Exit 0 with a
- * result, 1 when synthesis is refused or fails (the error body on stdout with --json).
+ * result, 1 when synthesis is refused or fails (the error body on stdout with --json), 2 for an
+ * empty description.
  */
 export async function synthesizeCommand(
   description: string,
@@ -31,17 +32,34 @@ export async function synthesizeCommand(
   io: Io,
   env: Env = process.env,
 ): Promise<number> {
+  if (description.trim() === "") {
+    // A command line without a description, as when the argument is missing (exit 2).
+    const message = "the description is empty: say in words what the contract is for";
+    if (opts.json) io.out(JSON.stringify({ error: message, code: "USAGE" }, null, 2));
+    io.err(`synthesize: ${message}`);
+    return EXIT_USAGE;
+  }
   try {
     const body = opts.hint === undefined ? { description } : { description, pattern_hint: opts.hint };
     const result = await synthesize(body, { env });
-    io.out(opts.json ? JSON.stringify(result, null, 2) : human(result));
+    const shown = { ...result, warnings: result.warnings.map(inFlags) };
+    io.out(opts.json ? JSON.stringify(shown, null, 2) : human(shown));
     return EXIT_OK;
   } catch (err) {
     if (!isContractError(err)) throw err;
-    if (opts.json) io.out(JSON.stringify(errorBody(err), null, 2));
-    else io.err(`synthesize: ${err.message} (${err.code})`);
+    const body = { ...errorBody(err), error: inFlags(err.message) };
+    if (opts.json) io.out(JSON.stringify(body, null, 2));
+    else io.err(`synthesize: ${body.error} (${err.code})`);
     return EXIT_FAILED;
   }
+}
+
+/**
+ * The synthesizer's messages are written for the REST request, whose field is `pattern_hint`;
+ * on the command line that field is the --hint flag, so name the flag the person can pass.
+ */
+function inFlags(text: string): string {
+  return text.replace(/\bpattern_hint\b/g, "--hint");
 }
 
 /** Adds the `synthesize` command to the program. */
