@@ -82,7 +82,7 @@ before(async () => {
     const res = await t.signed({
       method: "POST",
       url: `/contracts/${id}/commits`,
-      body: { method: "action", value: "NOTE", parent: head },
+      body: { contract_id: id, method: "action", value: "NOTE", parent: head },
     });
     assert.equal(res.statusCode, 201, res.body);
     head = res.json().commit_hash;

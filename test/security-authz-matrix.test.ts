@@ -86,7 +86,7 @@ const MATRIX: Record<string, Entry> = {
     rule: write(201),
     request: (c) => ({
       url: `/contracts/${c.contract}/commits`,
-      body: { method: "post", path: `/notes/m${serial++}.text`, value: "v" },
+      body: { contract_id: c.contract, method: "post", path: `/notes/m${serial++}.text`, value: "v" },
     }),
   },
   "GET /contracts/:id/commits/:hash": {

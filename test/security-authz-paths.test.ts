@@ -103,7 +103,7 @@ test("granting access to yourself is refused: only the owner grants", async () =
   const write = await t.signed({
     method: "POST",
     url: `/contracts/${pub}/commits`,
-    body: { method: "post", path: "/a.text", value: "x" },
+    body: { contract_id: pub, method: "post", path: "/a.text", value: "x" },
     as: stranger,
   });
   assert.equal(write.statusCode, 403);

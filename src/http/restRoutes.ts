@@ -7,6 +7,7 @@
 import type { Static, TSchema } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
+import { ContractError } from "../contract/ContractError.js";
 import type { Caller, HubApi } from "../hub/HubApi.js";
 import type { AuthMode } from "./createBaseApp.js";
 import { pullResponse } from "./pullResponse.js";
@@ -148,6 +149,15 @@ export const REST_ROUTES: readonly RestRoute[] = [
     alsoAnswers: [200],
     schema: { params: S.IdParams, body: S.SubmitCommitBody, response: S.Responses.submitted },
     run: async ({ hub, caller, params, body }) => {
+      // The field body names its contract (the one field that is not optional), as the
+      // JSON-RPC params do; a {commit} carries its contract inside what it hashes.
+      if (body.commit === undefined && body.contract_id === undefined) {
+        throw new ContractError("INVALID_REQUEST", "Invalid request: body/contract_id is required in a field body", {
+          reason: "schema",
+          field: "body/contract_id",
+          keyword: "required",
+        });
+      }
       const { result, created } = await hub.submitCommit(caller, params.id, body);
       return new Answer(created ? 201 : 200, result);
     },
