@@ -31,6 +31,8 @@ export interface HttpOptions {
   requestTimeoutMs?: number;
   /** Anonymous WebSocket connections per client address (default 100; 0 = no cap). */
   anonymousSockets?: number;
+  /** Subscriptions open at once on one WebSocket connection (default 100; 0 = no cap). */
+  socketSubscriptions?: number;
   /** pino logger for request lines and internal errors; false for none. */
   logger?: Logger | false;
   /** Hub version reported in the WebSocket hello. */

@@ -41,6 +41,14 @@ interface Subscription {
   stop: (() => void) | null;
 }
 
+/**
+ * Subscriptions one connection may hold at once, by default. Without a cap one socket (an
+ * anonymous one too: a batch of 100 `subscribe` calls counts once against the rate limit)
+ * subscribed to a contract tens of thousands of times, each subscription holding a few KB and
+ * costing one serialized event per commit of that contract.
+ */
+const DEFAULT_SOCKET_SUBSCRIPTIONS = 100;
+
 /** Past this many unsent bytes the client is too slow; it is disconnected rather than buffered without bound. */
 const MAX_BUFFERED = 64 * 1024 * 1024;
 
@@ -146,6 +154,13 @@ export class SocketSession {
 
   /** Subscribes to a contract's commits from `since`; returns the subscription id. */
   async subscribe(contractId: string, since: number | string | undefined): Promise<string> {
+    const limit = this.#options.socketSubscriptions ?? DEFAULT_SOCKET_SUBSCRIPTIONS;
+    if (limit > 0 && this.#subs.size >= limit)
+      throw new ContractError(
+        "RATE_LIMITED",
+        `This connection already holds ${limit} subscriptions (the limit): unsubscribe one, or open another connection`,
+        { reason: "too_many_subscriptions", limit },
+      );
     const id = `s${this.#next++}`;
     const caller = this.caller;
     const sub: Subscription = { contractId, caller, ready: false, queue: [], stop: null };

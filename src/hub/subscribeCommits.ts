@@ -3,6 +3,7 @@ import type { CommitEvent, ProposalView } from "../api/responses.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import { decodeHash } from "../contract/hex.js";
 import type { HubContext } from "./HubContext.js";
+import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { nonNegativeInteger } from "./pageQuery.js";
 import { replayEvents } from "./replayEvents.js";
 import { type LostReason, Subscription } from "./Subscription.js";
@@ -57,7 +58,18 @@ export async function subscribeCommits(
   };
   // On a private contract, access follows the state (a seat, a grant): re-checked before events.
   const gate = record.private ? () => accessLost(hub, caller, id) : null;
-  sub = new Subscription(id, from, record.length, listener, source, onError, gate, (reason) => onClosed?.(reason));
+  // Live events yield in the shared slices: one commit may fan out to thousands of subscriptions.
+  sub = new Subscription(
+    id,
+    from,
+    record.length,
+    listener,
+    source,
+    onError,
+    gate,
+    (reason) => onClosed?.(reason),
+    yieldSometimes,
+  );
   const unsubscribe = hub.bus.add(sub);
   // Commits published between our read and the registration are stored: replay them too.
   const latest = await hub.store.getContract(id);

@@ -1,0 +1,125 @@
+/**
+ * Subscriptions per WebSocket connection are capped (docs/security.md, "Hostile load"): one
+ * anonymous socket could subscribe to the same contract without limit (a batch of 100
+ * `subscribe` calls counts once against the rate limit), each subscription holding memory
+ * and costing an event per commit; 20,000 of them made one commit hold the hub for seconds.
+ * Past the cap, `subscribe` is refused with RATE_LIMITED `too_many_subscriptions`; an
+ * `unsubscribe` frees a place. Real HTTP and WebSocket on loopback.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import WebSocket from "ws";
+import { AccessRegistry } from "../src/auth/AccessRegistry.js";
+import { Authenticator } from "../src/auth/Authenticator.js";
+import { HubClient } from "../src/client/HubClient.js";
+import { HubSocket } from "../src/client/HubSocket.js";
+import type { ContractError } from "../src/contract/ContractError.js";
+import { generateKeyPair } from "../src/contract/keys.js";
+import { startServers } from "../src/http/startServers.js";
+import { Hub } from "../src/hub/Hub.js";
+import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+
+const closers: Array<() => Promise<void>> = [];
+after(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function liveHub(socketSubscriptions?: number) {
+  const dir = mkdtempSync(join(tmpdir(), "ws-cap-"));
+  const store = await SqliteStore.open({ dataDir: dir });
+  const hub = new Hub({ store });
+  const servers = await startServers(
+    {
+      hub,
+      authenticator: new Authenticator({ store }),
+      registry: new AccessRegistry({ store }),
+      rateLimit: 0,
+      logger: false,
+      ...(socketSubscriptions !== undefined ? { socketSubscriptions } : {}),
+    },
+    { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: true },
+  );
+  closers.push(async () => {
+    await servers.close();
+    await hub.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const identity = generateKeyPair();
+  const access = generateKeyPair();
+  const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
+  await anonymous.register(identity.seed, access.seed);
+  const client = anonymous.withKey(access.seed);
+  const { contract_id: id } = await client.createContract({ model: null, rules: [] });
+  return { servers, client, id };
+}
+
+/** Sends one frame and resolves with the first JSON answer that is not a notification. */
+function call(ws: WebSocket, frame: unknown): Promise<unknown> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const message = JSON.parse(String(data));
+      if (!Array.isArray(message) && message.method !== undefined) return;
+      ws.off("message", onMessage);
+      resolve(message);
+    };
+    ws.on("message", onMessage);
+    ws.send(JSON.stringify(frame));
+  });
+}
+
+describe("subscriptions per WebSocket connection", () => {
+  it("past the configured cap subscribe is RATE_LIMITED too_many_subscriptions; unsubscribe frees a place", async () => {
+    const { servers, client, id } = await liveHub(3);
+    const socket = await HubSocket.connect(servers.restUrl);
+    const subs: string[] = [];
+    for (let i = 0; i < 3; i++) subs.push(await socket.subscribe(id, () => {}));
+    await assert.rejects(
+      socket.subscribe(id, () => {}),
+      (e: ContractError) =>
+        e.code === "RATE_LIMITED" && e.details?.reason === "too_many_subscriptions" && e.details.limit === 3,
+    );
+    await socket.unsubscribe(subs[0]!);
+    const events: number[] = [];
+    await socket.subscribe(id, (e) => events.push(e.commit.index));
+    await client.submitCommit(id, { method: "post", path: "/a.text", value: "a" });
+    for (let i = 0; events.length < 1; i++) {
+      if (i > 2000) assert.fail("no event");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.deepEqual(events, [1]);
+    // Another connection has its own places.
+    const other = await HubSocket.connect(servers.restUrl);
+    await other.subscribe(id, () => {});
+    other.close();
+    socket.close();
+  });
+
+  it("by default 100 per connection, also when asked for in one batch", async () => {
+    const { servers, id } = await liveHub();
+    const ws = new WebSocket(`${servers.restUrl.replace("http", "ws")}/ws`);
+    await new Promise((r) => ws.once("open", r));
+    const batch = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        jsonrpc: "2.0",
+        id: from + i,
+        method: "subscribe",
+        params: { contract_id: id },
+      }));
+    const first = (await call(ws, batch(0, 100))) as Array<{ result?: unknown; error?: unknown }>;
+    assert.equal(first.filter((a) => a.result !== undefined).length, 100);
+    const second = (await call(ws, batch(100, 5))) as Array<{
+      error?: { code: number; data?: { code: string; details?: { reason?: string; limit?: number } } };
+    }>;
+    assert.equal(second.length, 5);
+    for (const answer of second) {
+      assert.equal(answer.error?.code, -32029);
+      assert.equal(answer.error?.data?.code, "RATE_LIMITED");
+      assert.equal(answer.error?.data?.details?.reason, "too_many_subscriptions");
+      assert.equal(answer.error?.data?.details?.limit, 100);
+    }
+    ws.close();
+  });
+});
