@@ -4,7 +4,7 @@
  * working copy made offline (no hub needed to commit, refuse, log or reset).
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { type CliIo, cliOf, progressBar } from "../src/cli/cliContext.js";
@@ -176,6 +176,16 @@ describe("usage errors (exit 2)", () => {
 });
 
 describe("an offline working copy", () => {
+  it("log names signers by their local key name, and an unreadable key file does not stop it", async () => {
+    const { home, root, keys } = setup("buyer", "seller");
+    await offlineEscrow(keys, root);
+    const c = capture(home, root);
+    assert.equal((await run(c, ["commit", "--action", "DEPOSIT", "--key", "buyer"])).code, 0);
+    writeFileSync(join(home, "keys", "broken.json"), "{not json");
+    assert.equal((await run(c, ["log"])).code, 0, c.err.join(""));
+    assert.match(c.out.join(""), /^ {3}1 [0-9a-f]{12} action \[DEPOSIT\] by buyer {2}\(not pushed\)$/m);
+  });
+
   it("commits what the engine accepts and refuses the rest with its reasons", async () => {
     const { home, root, keys } = setup("buyer", "seller");
     await offlineEscrow(keys, root);

@@ -102,9 +102,27 @@ export class KeyStore {
     return { name, seed, publicKey };
   }
 
-  /** The key whose public key is `hex`, or null. */
-  byPublicKey(hex: string): StoredKey | null {
-    return this.list().find((k) => k.publicKey === hex) ?? null;
+  /**
+   * A function from a signer (`ed25519:<hex>` or hex) to the name of the local key that is
+   * it, for output meant for people. The directory is read once (a log of thousands of
+   * commits names each signer without reading every key file again), and a key file that
+   * cannot be read only goes unnamed: showing a log needs no key.
+   */
+  namer(): (signer: string) => string | null {
+    const names = new Map<string, string>();
+    if (existsSync(this.dir)) {
+      for (const f of readdirSync(this.dir)) {
+        const name = f.slice(0, -".json".length);
+        if (!f.endsWith(".json") || !isKeyName(name)) continue;
+        try {
+          const key = this.get(name);
+          if (!names.has(key.publicKey)) names.set(key.publicKey, key.name);
+        } catch {
+          // Unreadable: its signer is shown by its public key.
+        }
+      }
+    }
+    return (signer) => names.get(signer.replace(/^ed25519:/, "")) ?? null;
   }
 
   /**

@@ -4,6 +4,7 @@ import { toLogEntry } from "../contract/StoredCommit.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
+import { KeyStore } from "./KeyStore.js";
 import { logLine } from "./logCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
@@ -38,13 +39,16 @@ export function diffCommand(opts: HubFlags, io: Io): Promise<number> {
         .map(toLogEntry),
       remote_only: remote.filter((e) => !localHashes.has(e.hash)),
     };
-    report(cli, doc, () => [
-      `Common base ${shortHash(origin.head)} (index ${origin.length - 1})`,
-      `Only here (${doc.local_only.length}):`,
-      ...doc.local_only.map((e) => `  ${logLine(e)}`),
-      `Only on the hub (${doc.remote_only.length}):`,
-      ...doc.remote_only.map((e) => `  ${logLine(e)}`),
-    ]);
+    report(cli, doc, () => {
+      const nameOf = KeyStore.of(cli.env).namer();
+      return [
+        `Common base ${shortHash(origin.head)} (index ${origin.length - 1})`,
+        `Only here (${doc.local_only.length}):`,
+        ...doc.local_only.map((e) => `  ${logLine(e, "", nameOf)}`),
+        `Only on the hub (${doc.remote_only.length}):`,
+        ...doc.remote_only.map((e) => `  ${logLine(e, "", nameOf)}`),
+      ];
+    });
     return undefined;
   });
 }

@@ -32,11 +32,10 @@ export function logCommand(opts: { json?: boolean }, io: Io): Promise<number> {
     const wc = WorkingCopy.find(cli.cwd);
     const origin = wc.origin();
     const entries = wc.readCommits().map(toLogEntry);
-    const keys = KeyStore.of(cli.env);
-    const nameOf = (signer: string) => keys.byPublicKey(signer.replace(/^ed25519:/, ""))?.name ?? null;
-    report(cli, entries, () =>
-      entries.map((e) => logLine(e, e.index >= origin.length ? "  (not pushed)" : "", nameOf)),
-    );
+    report(cli, entries, () => {
+      const nameOf = KeyStore.of(cli.env).namer();
+      return entries.map((e) => logLine(e, e.index >= origin.length ? "  (not pushed)" : "", nameOf));
+    });
     return undefined;
   });
 }
