@@ -10,8 +10,10 @@ import { after, describe, it } from "node:test";
 import pg from "pg";
 import type { Caller } from "../src/api/Caller.js";
 import { isContractError } from "../src/contract/ContractError.js";
+import { buildCommit } from "../src/contract/engine.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
+import { actionOp, createTreasury } from "./support/treasury.js";
 
 const db = await testDatabase();
 const open: Instance[] = [];
@@ -38,13 +40,20 @@ async function droppedWhileWaiting(schema: string, lockSql: string, params: unkn
     await holder.query(`SET search_path TO "${schema}"`);
     await holder.query("BEGIN");
     await holder.query(lockSql, params);
+    let settled = false;
     const outcome = write().then(
-      () => assert.fail("the write succeeded although its connection was dropped"),
+      () => "the write succeeded",
       (err: unknown) => err,
     );
+    void outcome.finally(() => {
+      settled = true;
+    });
     let pid: number | undefined;
     for (let i = 0; pid === undefined; i++) {
+      if (settled) assert.fail(`the write ended before it waited for the lock: ${String(await outcome)}`);
       if (i > 6000) assert.fail("the write never waited for the lock");
+      // Inside its transaction the holder would see one snapshot of the activity view: clear it.
+      await holder.query("SELECT pg_stat_clear_snapshot()");
       const { rows } = await holder.query<{ pid: number }>(
         `SELECT a.pid FROM pg_stat_activity a WHERE a.application_name = 'contract-hub'
            AND a.wait_event_type = 'Lock' AND $1 = ANY (pg_blocking_pids(a.pid))`,
@@ -56,6 +65,7 @@ async function droppedWhileWaiting(schema: string, lockSql: string, params: unkn
     await holder.query("SELECT pg_terminate_backend($1)", [pid]);
     const err = await outcome;
     await holder.query("ROLLBACK");
+    assert.notEqual(err, "the write succeeded");
     return err;
   } finally {
     await holder.end();
@@ -104,5 +114,34 @@ describe("PostgreSQL: a connection dropped mid-write", { timeout: 120_000 }, () 
     // a's pool reconnects: its next write goes through.
     const more = w.chain(id, commits[2]!.hash, 1, "after");
     assert.deepEqual(await a.hub.push(w.caller, id, { commits: more }), { pushed: 1, head: more[0]!.hash });
+  });
+
+  it("stores no proposal or signature whose connection dropped while it waited for a row lock, and answers 503 storage", async () => {
+    const [a, b] = await pair();
+    const t = await createTreasury(a.hub, "dropped-proposal", 3, 3);
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "dropped"));
+    p.head.signatures = t.signature(0, p.hash);
+    const err = await droppedWhileWaiting(
+      a.store.schema!,
+      "SELECT 1 FROM contracts WHERE id = $1 FOR UPDATE",
+      [t.id],
+      () => a.hub.propose(t.signers[0]!.caller, t.id, { commit: p }),
+    );
+    assertStorageUnavailable(err);
+    assert.equal(await b.store.getProposal(t.id, p.hash), null);
+    const again = await b.hub.propose(t.signers[0]!.caller, t.id, { commit: p });
+    assert.equal(again.proposal.status, "open");
+    // A signature upload dropped while it waits for the proposal's row: not stored either.
+    const signed = await droppedWhileWaiting(
+      a.store.schema!,
+      "SELECT 1 FROM proposals WHERE contract_id = $1 AND hash = $2 FOR UPDATE",
+      [t.id, p.hash],
+      () => a.hub.signProposal(t.signers[1]!.caller, t.id, p.hash, { signatures: t.signature(1, p.hash) }),
+    );
+    assertStorageUnavailable(signed);
+    assert.deepEqual((await b.store.getProposal(t.id, p.hash))?.signatures, t.signature(0, p.hash));
+    const more = await a.hub.signProposal(t.signers[1]!.caller, t.id, p.hash, { signatures: t.signature(1, p.hash) });
+    assert.equal(more.proposal.status, "open");
+    assert.equal(Object.keys(more.proposal.signatures).length, 2);
   });
 });

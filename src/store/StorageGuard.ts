@@ -24,6 +24,9 @@ const WRITES = new Set([
   "useNonce",
   "saveSnapshot",
   "saveCosignedCheckpoint",
+  "saveProposal",
+  "addProposalSignatures",
+  "withdrawProposal",
 ]);
 /**
  * The writes whose success ends a full disk: a refused request's nonce, spent on its own
@@ -47,6 +50,10 @@ const BY_CONTRACT = new Set([
   "listGrants",
   "getAssets",
   "listIncomingSends",
+  "getProposal",
+  "listProposals",
+  "addProposalSignatures",
+  "withdrawProposal",
 ]);
 const GUARDED = new Set([
   ...BY_CONTRACT,
