@@ -56,9 +56,10 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
   const nav = h(
     "p",
     { class: "pager" },
-    offset > 0 ? h("a", { href: `#/?offset=${Math.max(0, offset - PAGE)}` }, "← newer page") : null,
-    ` ${page.total === 0 ? 0 : offset + 1}–${offset + page.contracts.length} of ${page.total} `,
-    offset + PAGE < page.total ? h("a", { href: `#/?offset=${offset + PAGE}` }, "next page →") : null,
+    // The hub lists the oldest first: the previous page holds older contracts, the next newer ones.
+    offset > 0 ? h("a", { href: `#/?offset=${Math.max(0, offset - PAGE)}`, rel: "prev" }, "← older") : null,
+    ` ${page.total === 0 ? 0 : offset + 1}–${offset + page.contracts.length} of ${page.total}, oldest first `,
+    offset + PAGE < page.total ? h("a", { href: `#/?offset=${offset + PAGE}`, rel: "next" }, "newer →") : null,
   );
   if (page.contracts.length === 0 && page.total > 0) {
     // An offset past the end (an old bookmark, a hand-edited link): say so and offer the first page.

@@ -19,8 +19,20 @@ export function explainPanel(ctx: ContractPageContext): Panel {
       mount(out, h("p", { class: "error" }, `Not an error body: ${(err as Error).message}`));
       return;
     }
-    mount(out, renderExplanation(ex));
-    ctx.mark(ctx.view ? explanationMarks(ctx.view, ex) : undefined);
+    // Pasted text may be JSON of any shape (a hand-edited body, another program's error): one
+    // the explanation cannot read is said so, instead of failing in the click handler.
+    let shown: HTMLElement;
+    let marks: ReturnType<typeof explanationMarks> | undefined;
+    try {
+      shown = renderExplanation(ex);
+      marks = ctx.view ? explanationMarks(ctx.view, ex) : undefined;
+    } catch (err) {
+      mount(out, h("p", { class: "error" }, `Not an error body the hub answers: ${(err as Error).message}`));
+      ctx.mark(undefined);
+      return;
+    }
+    mount(out, shown);
+    ctx.mark(marks);
   };
   const clear = () => {
     mount(out);
