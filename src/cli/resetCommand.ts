@@ -7,6 +7,7 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { count } from "./count.js";
 import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
+import { KeyStore } from "./KeyStore.js";
 import { logLine } from "./logCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { acceptPulled, stateOf } from "./workingCopy/localLog.js";
@@ -52,8 +53,9 @@ export function resetCommand(
     }
     const view = stateView(state);
     const doc = { contract_id: wc.config.contract_id, dropped, rebuilt: false, pulled, head: state.head, state: view };
+    const nameOf = KeyStore.of(cli.env).namer();
     report(cli, doc, () => [
-      `Dropped ${count(dropped.length, "local commit")}${dropped.map((e) => `\n${logLine(e)}`).join("")}`,
+      `Dropped ${count(dropped.length, "local commit")}${dropped.map((e) => `\n${logLine(e, "", nameOf)}`).join("")}`,
       `Pulled ${count(pulled, "commit")}; head ${shortHash(state.head)}, state ${view.current_state || "(no model)"}`,
     ]);
     return undefined;
