@@ -11,10 +11,13 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { WasmRunner } from "../src/contract/EngineContext.js";
 import { stateView, validActions } from "../src/contract/stateView.js";
-import { TRANSITIONS_PER_TICK } from "../src/contract/step.js";
+import { DECISION_EVALUATIONS, TRANSITIONS_PER_TICK } from "../src/contract/step.js";
+import { createWasmRunner } from "../src/predicates/wasmRunner.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { Party } from "./support/Party.js";
+import { base64, predicateModules } from "./support/wasmModules.js";
 
 /** `s -> t` by `GO`, then `n` transitions `t -> t` each guarded by `guard(i)` (and `t -> t []` when `open`). */
 function wideModel(n: number, guard: (i: number) => string, open: boolean): string {
@@ -109,5 +112,72 @@ describe("hostile load: one commit on a model with thousands of guarded transiti
     const next = validActions(d.state);
     assert.notEqual(next, first, "a new head: listed again");
     assert.deepEqual(next, first);
+  });
+
+  it("a decision runs at most DECISION_EVALUATIONS custom predicates: past them the commit is refused, predicate_budget", async () => {
+    // Each custom predicate may burn 10^7 gas (about 60 ms of a worker); a model leaving one
+    // state by 20 transitions each with another custom predicate made one commit cost over
+    // a second of the predicate threads, and a 1 MiB model holds ~50,000 such transitions.
+    const real = createWasmRunner({ workers: 1 });
+    let runs = 0;
+    const counting: WasmRunner = (bytes, input) => {
+      runs++;
+      return real(bytes, input);
+    };
+    try {
+      const owner = new Party("owner");
+      const { okarg } = await predicateModules();
+      const n = DECISION_EVALUATIONS + 8;
+      const lines = ["model Custom {", "  initial s", "  s -> t [+GO]", "  t -> t []"];
+      for (let i = 0; i < n; i++) lines.push(`  t -> t [+okarg("no${i}")]`);
+      lines.push("}");
+      const d = await ContractDriver.create(
+        "custom",
+        {
+          model: lines.join("\n"),
+          rules: [],
+          owner: owner.identity,
+          state: { "/_code/custom/okarg.wasm": base64(okarg) },
+        },
+        { wasm: counting },
+      );
+      await d.commit([op.action("GO")], [], { wasm: counting });
+      runs = 0;
+      await assert.rejects(
+        () => d.commit([op.post("/x.text", "1")], [], { wasm: counting }),
+        (err: { code?: string; details?: { reason?: string; limit?: number } }) =>
+          err.code === "VALIDATION_FAILED" &&
+          err.details?.reason === "predicate_budget" &&
+          err.details.limit === DECISION_EVALUATIONS,
+      );
+      assert.equal(runs, DECISION_EVALUATIONS);
+      assert.equal(d.state.length, 2, "nothing appended");
+
+      // Within the bound the same model decides as before: the same predicate asked twice runs once.
+      const few = [
+        "model Few {",
+        "  initial s",
+        '  s -> ok [+okarg("ok")]',
+        '  s -> ok2 [+okarg("ok")]',
+        '  s -> no [+okarg("no")]',
+        "}",
+      ];
+      const e = await ContractDriver.create(
+        "few",
+        {
+          model: few.join("\n"),
+          rules: [],
+          owner: owner.identity,
+          state: { "/_code/custom/okarg.wasm": base64(okarg) },
+        },
+        { wasm: counting },
+      );
+      runs = 0;
+      await e.commit([op.post("/x.text", "1")], [], { wasm: counting });
+      assert.deepEqual([...e.state.currentStateNames].sort(), ["ok", "ok2"]);
+      assert.equal(runs, 2);
+    } finally {
+      await real.close();
+    }
   });
 });

@@ -70,6 +70,8 @@ export async function acceptCommit(
       wasm,
       ...(ctx.optimisticSignatures === true ? { optimisticSignatures: true } : {}),
       ...(ctx.tick !== undefined ? { tick: ctx.tick } : {}),
+      // The hub's replay of its own store loads what it once accepted, bound or not.
+      ...(ctx.trusted === true ? { unbounded: true } : {}),
     },
     actionLabelsOf(ops),
   );

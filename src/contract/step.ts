@@ -8,6 +8,7 @@ import { printProperty } from "../lang/printer.js";
 import { isPredicate, propertyKey } from "../lang/properties.js";
 import { evaluateBuiltin, isBuiltinPredicate, type PredicateInput, pathCovers } from "./builtinPredicates.js";
 import type { Operation } from "./Commit.js";
+import { ContractError } from "./ContractError.js";
 import type { PredicateResult, WasmRunner } from "./EngineContext.js";
 
 /** Methods whose operations need a transition that names them (docs/language.md). */
@@ -43,6 +44,13 @@ export interface CommitFacts {
    * one state is judged in one go.
    */
   tick?: () => Promise<void> | void;
+  /**
+   * No bound on the custom predicates the decision runs (DECISION_EVALUATIONS): the hub's
+   * trusted replays of its own store, which must load whatever it once accepted.
+   */
+  unbounded?: boolean;
+  /** Custom predicates the decision has run so far (see DECISION_EVALUATIONS). */
+  decided: number;
 }
 
 /** The predicates that only look at who signed the commit. */
@@ -61,10 +69,13 @@ const EVERY_KEY: ReadonlySet<string> = new (class extends Set<string> {
 })();
 
 /** Builds the facts of a commit. */
-export function commitFacts(init: Omit<CommitFacts, "labels" | "cache">, actionLabels: readonly string[]): CommitFacts {
+export function commitFacts(
+  init: Omit<CommitFacts, "labels" | "cache" | "decided">,
+  actionLabels: readonly string[],
+): CommitFacts {
   const labels = new Set<string>(actionLabels);
   for (const op of init.input.ops) if (op.method !== "genesis") labels.add(op.method.toUpperCase());
-  return { ...init, labels, cache: new Map() };
+  return { ...init, labels, cache: new Map(), decided: 0 };
 }
 
 /** One property of a candidate transition that stopped it. */
@@ -115,6 +126,18 @@ export const EXPLANATION_EVALUATIONS = 16;
  * per state) never pays for a tick; the tick itself decides whether the slice is used up.
  */
 export const TRANSITIONS_PER_TICK = 64;
+
+/**
+ * Custom predicates one decision may run (distinct ones: results are cached per commit). Each
+ * may burn its whole gas limit (10^7 by default, about 60 ms of a predicate thread), and every
+ * transition leaving the current states is judged, so a model leaving one state by thousands
+ * of transitions, each with another custom predicate, made one commit cost minutes of the
+ * threads every contract shares, and again on every replay. Deciding cannot stop half-way and
+ * guess, so past the bound the commit is refused (422 `predicate_budget`). A count, not time
+ * or gas: the same commit gets the same answer on the hub, in `verify` and in a working copy.
+ * The hub's trusted replays of its own store are not bounded (CommitFacts.unbounded).
+ */
+export const DECISION_EVALUATIONS = 32;
 
 /** The refusal detail of a step whose explanation was cut short: `{explanation_cut_short: true}`, else nothing. */
 export function cutShort(result: StepResult): { explanation_cut_short?: true } {
@@ -297,9 +320,22 @@ async function transitionEnabledAwaiting(
   needs: { labels: string[]; paths: string[] },
 ): Promise<boolean> {
   for (const p of t.label) {
+    if (isPredicate(p) && !isBuiltinPredicate(p.name) && !facts.cache.has(keyOf(p))) spendEvaluation(facts);
     if ((await propertyHolds(p, facts)).valid !== (p.sign === "+")) return false;
   }
   return coversNeeds(t, needs);
+}
+
+/** Counts one more custom predicate run by the decision; past DECISION_EVALUATIONS the commit is refused. */
+function spendEvaluation(facts: CommitFacts): void {
+  if (facts.unbounded === true) return;
+  if (facts.decided >= DECISION_EVALUATIONS)
+    throw new ContractError(
+      "VALIDATION_FAILED",
+      `Cannot decide the commit: it needs more than ${DECISION_EVALUATIONS} custom predicates evaluated (the limit per commit)`,
+      { reason: "predicate_budget", limit: DECISION_EVALUATIONS },
+    );
+  facts.decided++;
 }
 
 /** transitionEnabled without an await; undefined when a property needs one (see holdsNow). */
