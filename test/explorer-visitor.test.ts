@@ -193,6 +193,75 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     assert.equal(await page.locator("li[data-template]").count(), 0);
   });
 
+  it("subscribes again after the hub refuses its subscription, and follows the commits", async () => {
+    // The hub refuses a subscribe when the caller's rate limit or work budget (which a replay counts
+    // against) is spent; spending it for real would starve the page's own REST calls too. So the
+    // socket to the real hub refuses the page's first subscribe with the hub's answer for that.
+    const live = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    let refused = 0;
+    await live.routeWebSocket(/\/ws$/, (ws) => {
+      const hub = ws.connectToServer();
+      ws.onMessage((message) => {
+        const frame = JSON.parse(String(message)) as { id?: number; method?: string };
+        if (frame.method === "subscribe" && refused === 0) {
+          refused++;
+          const data = { code: "RATE_LIMITED", details: { reason: "work_budget", retry_after: 1 } };
+          ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, error: { code: -32029, message: "Busy", data } }));
+          return;
+        }
+        hub.send(message);
+      });
+    });
+    try {
+      await live.goto(`${servers.restUrl}/#/c/${shown}`);
+      await live.locator('#live[data-status="live"]').waitFor();
+      assert.equal(refused, 1);
+      const { commit_count } = await owner.getState(shown);
+      await owner.submitCommit(shown, { method: "post", path: "/terms/again.text", value: "again" });
+      await live.locator(`#log tr[data-index="${commit_count}"]`).waitFor();
+      await live.locator('#data li[data-path="/terms/again.text"]').waitFor();
+    } finally {
+      await live.close();
+    }
+  });
+
+  it("shows the latest synthesis when an earlier one answers after it", async () => {
+    const synth = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    await synth.route(/\/contracts\/synthesize$/, async (route: Route) => {
+      if (first) {
+        first = false;
+        await held;
+      }
+      await route.continue();
+    });
+    try {
+      await synth.goto(`${servers.restUrl}/#/synthesize`);
+      const slow = synth.waitForResponse(
+        (r) => r.url().endsWith("/contracts/synthesize") && r.request().postData()?.includes("arbitrates") === true,
+      );
+      await synth.fill('textarea[name="description"]', "Alice buys a bike from Bob; Carol arbitrates disputes");
+      await synth.fill('input[name="pattern_hint"]', "escrow");
+      await synth.click('form.synth button[type="submit"]');
+      await synth.fill('textarea[name="description"]', "Alice pays Bob 40 dollars for a lamp, held until it arrives");
+      await synth.fill('input[name="pattern_hint"]', "");
+      await synth.click('form.synth button[type="submit"]');
+      await synth.locator('#synthesis [data-field="patterns"]').waitFor();
+      assert.equal(await synth.locator('#synthesis [data-field="patterns"]').textContent(), "escrow");
+      release();
+      await (await slow).finished();
+      // A round trip of the page's own after the late answer: its handler has run by then.
+      await synth.evaluate(() => fetch("/health").then((r) => r.text()));
+      assert.equal(await synth.locator('#synthesis [data-field="patterns"]').textContent(), "escrow");
+    } finally {
+      await synth.close();
+    }
+  });
+
   it("fits a phone-wide screen: wide tables and long values scroll or wrap inside the page", async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

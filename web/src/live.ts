@@ -47,7 +47,12 @@ export function subscribeCommits(
           }),
         );
       } else if (msg.id === 1) {
-        onStatus(msg.error ? "offline" : "live");
+        if (msg.error) {
+          // Refused (the rate limit, the work budget a replay counts against, a hub shutting down):
+          // the socket would sit open and silent, so close it; onclose tries again on a new one.
+          onStatus("offline");
+          ws.close();
+        } else onStatus("live");
       } else if (msg.method === "proposal") {
         onProposal?.();
       } else if (msg.method === "commit" && msg.params && msg.params.commit.index >= next) {

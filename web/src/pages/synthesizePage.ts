@@ -115,17 +115,24 @@ export function synthesizePage(app: HTMLElement): void {
     ];
   };
 
+  // Only the latest submission's answer is shown: an earlier one that answers later (a language
+  // model is slower than the patterns) would otherwise replace it.
+  let latest = 0;
   const run = async () => {
+    const mine = ++latest;
     mount(out, h("p", { class: "muted" }, "Synthesizing…"));
+    const show = (...nodes: Node[]) => {
+      if (mine === latest) mount(out, ...nodes);
+    };
     try {
       const body = {
         description: description.value,
         ...(hint.value.trim() ? { pattern_hint: hint.value.trim() } : {}),
       };
-      mount(out, ...resultView(await post<Synthesis>("/contracts/synthesize", body)));
+      show(...resultView(await post<Synthesis>("/contracts/synthesize", body)));
     } catch (err) {
-      if (err instanceof ApiError && err.status === 503) mount(out, ...unavailableView(err));
-      else mount(out, h("p", { class: "error" }, err instanceof Error ? err.message : String(err)));
+      if (err instanceof ApiError && err.status === 503) show(...unavailableView(err));
+      else show(h("p", { class: "error" }, err instanceof Error ? err.message : String(err)));
     }
   };
   mount(
