@@ -7,6 +7,7 @@ import { shortHash } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWorkingCopyLog } from "./workingCopy/hubLog.js";
+import { stateOf } from "./workingCopy/localLog.js";
 import { positiveInteger } from "./workingCopy/numbers.js";
 import { explainPushFailure } from "./workingCopy/pushFailure.js";
 import { fastForward, fetchRemote } from "./workingCopy/sync.js";
@@ -29,11 +30,15 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
     const batchSize = opts.batchSize === undefined ? 1000 : positiveInteger(opts.batchSize, "--batch-size");
     const id = wc.config.contract_id;
     const origin = wc.origin();
-    const unpushed = wc.readCommits().slice(origin.length);
+    const log = wc.readCommits();
+    const unpushed = log.slice(origin.length);
     // Nothing is pushed to a hub that rolled back or forked its log.
-    await checkWorkingCopyLog(wc, client);
+    const verified = await checkWorkingCopyLog(wc, client);
     if (unpushed.length === 0) {
-      report(cli, { contract_id: id, pushed: 0, head: origin.head, ahead: 0 }, () => "Everything up to date");
+      // The same document as after a push, so a script can read `state` whatever there was to send.
+      const state = stateView(await stateOf(id, log));
+      const doc = { contract_id: id, pushed: 0, head: origin.head, ahead: 0, state, log_size: verified.size };
+      report(cli, doc, () => "Everything up to date");
       return undefined;
     }
     const bar = progressBar(cli, unpushed.length, "commits", unpushed.length >= LONG_PUSH);
