@@ -80,7 +80,7 @@ export class HeavyWork {
    * along the way do not refuse it half-way); the refusal, if any, comes at the request's
    * first expensive step, so cheap requests of a caller out of allowance still go through.
    */
-  forRequest(caller: Caller): Required<Pick<EngineSettings, "checkRules" | "compileModel">> {
+  forRequest(caller: Caller): Required<Pick<EngineSettings, "checkRules" | "compileModel" | "tick">> {
     let refusal: unknown = null;
     try {
       this.admit(caller);
@@ -90,7 +90,34 @@ export class HeavyWork {
     const admit = () => {
       if (refusal !== null) throw refusal;
     };
-    return { checkRules: this.#checker(caller, admit), compileModel: this.#compiler(caller, admit) };
+    return {
+      checkRules: this.#checker(caller, admit),
+      compileModel: this.#compiler(caller, admit),
+      tick: this.#ticker(caller, admit),
+    };
+  }
+
+  /**
+   * The tick of one request's long engine work: the replay of the log through a new model
+   * (MODEL commits, hash-anchored rules) and the decision of a commit on a wide model. Those
+   * ran in the hub's own uncharged slices, so a writer of a long contract could alternate two
+   * models, each MODEL commit replaying the whole log again for free. Now the first tick asks
+   * for the caller's allowance (429 `work_budget` when it was spent as the request began), and
+   * the time since the previous tick (or since the request's engine work began) is charged to
+   * it. Ordinary commits never tick, so they are neither charged nor refused.
+   */
+  #ticker(caller: Caller, admit: () => void): () => Promise<void> {
+    const slice = new TimeSlice();
+    let admitted = false;
+    return async () => {
+      if (!admitted) {
+        admit();
+        admitted = true;
+      }
+      this.charge(caller, slice.finish());
+      await slice.tick();
+      slice.begin();
+    };
   }
 
   /**

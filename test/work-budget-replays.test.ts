@@ -1,0 +1,69 @@
+/**
+ * The work budget covers the replays a commit asks for (docs/security.md, "Hostile load"): a
+ * MODEL commit replays the whole log through the new model, on the event loop in slices. That
+ * time was charged to nobody (the slices were the hub's own) and no allowance was asked for,
+ * so a writer of a long contract could alternate two models for free, each commit replaying
+ * the log again (3,000 commits: four MODEL commits cost 1.3 s and charged 2 ms). Now the
+ * slices of a request's replays and wide decisions are charged to its caller, and a caller
+ * out of allowance is refused at the first one (429 work_budget); its ordinary commits still
+ * go through. The budget's clock is pinned, so the refusal does not depend on time.
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import type { WireCommit } from "../src/contract/Commit.js";
+import { HeavyWork, workKey } from "../src/hub/heavy/HeavyWork.js";
+import { Actor, cleanup, openHub, signedCommit } from "./hub-fixtures.js";
+
+const A = "model A {\n  initial s\n  s -> s [+MODEL]\n  s -> s []\n}";
+const B = 'model B {\n  initial s\n  s -> s [+MODEL]\n  s -> s [+post_to(/x.text, "1")]\n  s -> s []\n}';
+
+async function longContract(commits: number) {
+  const work = new HeavyWork({ workBudgetMs: 5_000, now: () => 1_000_000 });
+  const hub = await openHub(undefined, { work });
+  const owner = new Actor("owner");
+  const { contract_id: id } = await hub.createContract(owner.caller, { model: A, rules: [] });
+  let head = (await hub.getState(owner.caller, id)).head;
+  const chain: WireCommit[] = [];
+  for (let i = 0; i < commits; i++) {
+    const c = signedCommit(id, head, [{ method: "post", path: `/n/${i}.text`, value: "v" }]);
+    chain.push(c);
+    head = c.hash;
+  }
+  await hub.push(owner.caller, id, { commits: chain });
+  const model = (text: string) => ({
+    contract_id: id,
+    method: "model",
+    path: "/model/default.modality",
+    value: text,
+  });
+  return { hub, work, owner, id, model };
+}
+
+describe("work budget: the replays a commit asks for", () => {
+  after(cleanup);
+
+  it("a caller out of allowance is refused 429 work_budget at the replay; its ordinary commits go through", async () => {
+    const { hub, work, owner, id, model } = await longContract(100);
+    try {
+      work.budget.charge(workKey(owner.caller), 6_000);
+      const details = await assertContractErrorAsync(
+        () => hub.submitCommit(owner.caller, id, model(B)),
+        "RATE_LIMITED",
+        "work_budget",
+      );
+      assert.ok(Number(details.retry_after) >= 1);
+      const state = await hub.getState(owner.caller, id);
+      assert.equal(state.commit_count, 101, "nothing appended");
+      const { result } = await hub.submitCommit(owner.caller, id, {
+        contract_id: id,
+        method: "post",
+        path: "/cheap.text",
+        value: "still fine",
+      });
+      assert.equal(result.index, 101);
+    } finally {
+      await hub.close();
+    }
+  });
+});
