@@ -22,6 +22,14 @@ export function genesisInput(
     });
   }
   let { model, rules, state } = body;
+  if (body.template === undefined && body.params !== undefined) {
+    // Parameters fill a template; without one (its name left out or misspelled) they would be
+    // dropped and the contract created without a model, accepting any commit.
+    throw new ContractError("INVALID_REQUEST", "Invalid params: they need a template to fill", {
+      reason: "params_without_template",
+      field: "params",
+    });
+  }
   if (body.template !== undefined) {
     // A template contract is the template's terms: a model or rules sent beside it were dropped
     // or mixed in, and a state path of its own overrode a parameter past its checks.
