@@ -262,6 +262,29 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     }
   });
 
+  it("says how large a model is instead of drawing one too large to draw", async () => {
+    // 300 states in a ring with a chord from each: drawing it held the tab for every redraw.
+    const lines = ["model Ring {", "  initial s0"];
+    for (let i = 0; i < 300; i++) {
+      lines.push(`  s${i} -> s${(i + 1) % 300} [+NEXT]`, `  s${i} -> s${(i * 7 + 3) % 300} [+JUMP]`);
+    }
+    const { contract_id } = await owner.createContract({ model: `${lines.join("\n")}\n}` });
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    const size = page.locator("#diagram-too-large");
+    await size.waitFor();
+    assert.deepEqual(await size.evaluate((e) => [e.dataset.states, e.dataset.transitions]), ["300", "600"]);
+    assert.equal(await page.locator("svg.diagram").count(), 0);
+    // What may follow is still listed.
+    assert.deepEqual(
+      (
+        await page
+          .locator("#valid-actions tr[data-action]")
+          .evaluateAll((els) => els.map((e) => e.getAttribute("data-action")))
+      ).sort(),
+      ["JUMP", "NEXT"],
+    );
+  });
+
   it("fits a phone-wide screen: wide tables and long values scroll or wrap inside the page", async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

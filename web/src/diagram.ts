@@ -4,7 +4,7 @@
  * transitions a rejected commit tried) drawn over it. Every mark is also a class and a data
  * attribute, so tests and readers can find them without looking at colours.
  */
-import { s } from "./dom.js";
+import { h, s } from "./dom.js";
 import { type LabelBox, layeredLayout, placeLabels, routeEdge, textWidth } from "./layout.js";
 import { type EdgeView, type ModelView, signerName } from "./modelView.js";
 
@@ -44,6 +44,26 @@ export function validEdges(view: ModelView, marks: DiagramMarks): Map<number, Va
     if (edge) out.set(edge.index, va);
   }
   return out;
+}
+
+/**
+ * The largest model drawn. Label placement is quadratic in the transitions and the drawing is
+ * one row per BFS rank: a model the hub accepts (up to 100,000 states) would hold the
+ * visitor's tab for minutes on every redraw (each commit event), and be unreadable when drawn.
+ */
+export const DIAGRAM_LIMITS = { states: 200, transitions: 500 } as const;
+
+/** The diagram, or for a model over DIAGRAM_LIMITS a line saying how large it is instead. */
+export function diagramOrSize(view: ModelView, marks: DiagramMarks = {}): Element {
+  const states = view.names.length;
+  const transitions = view.edges.length;
+  if (states <= DIAGRAM_LIMITS.states && transitions <= DIAGRAM_LIMITS.transitions) return renderDiagram(view, marks);
+  return h(
+    "p",
+    { class: "muted", id: "diagram-too-large", "data-states": states, "data-transitions": transitions },
+    `${view.lts.name} has ${states} states and ${transitions} transitions: too many to draw here ` +
+      `(at most ${DIAGRAM_LIMITS.states} states and ${DIAGRAM_LIMITS.transitions} transitions are drawn).`,
+  );
 }
 
 /** Draws the model; `marks` says what to highlight. */

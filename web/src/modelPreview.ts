@@ -1,5 +1,5 @@
 /** A model text with its rules, drawn before anything exists: the diagram, and each rule checked at the initial states. */
-import { renderDiagram } from "./diagram.js";
+import { diagramOrSize } from "./diagram.js";
 import { h } from "./dom.js";
 import { modelView, ruleView } from "./modelView.js";
 
@@ -18,7 +18,7 @@ export function modelPreview(model: string, rules: readonly string[]): HTMLEleme
   return h(
     "div",
     { class: "preview" },
-    h("div", { class: "diagram-box" }, renderDiagram(view, { current: view.initial })),
+    h("div", { class: "diagram-box" }, diagramOrSize(view, { current: view.initial })),
     h("details", {}, h("summary", {}, "Model text"), h("pre", { class: "source" }, model)),
     rules.length === 0
       ? h("p", { class: "muted" }, "No rules.")

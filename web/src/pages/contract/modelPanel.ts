@@ -1,5 +1,5 @@
 /** The model as a diagram with the current states, the marks, and the table of valid next actions. */
-import { renderDiagram } from "../../diagram.js";
+import { diagramOrSize } from "../../diagram.js";
 import { h, mount } from "../../dom.js";
 import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 
@@ -25,7 +25,7 @@ export function modelPanel(ctx: ContractPageContext): Panel {
       }
       mount(
         diagram,
-        renderDiagram(view, { current: ctx.current(), valid: state.valid_actions, ...(marks ? { path: marks } : {}) }),
+        diagramOrSize(view, { current: ctx.current(), valid: state.valid_actions, ...(marks ? { path: marks } : {}) }),
       );
       mount(
         actions,
