@@ -89,6 +89,44 @@ describe("model check errors", () => {
   });
 });
 
+describe("model check --json on a failure prints the error document", () => {
+  const doc = (out: string) => JSON.parse(out) as { code: string; details: Record<string, unknown> };
+  test("a model syntax error: VALIDATION_FAILED parse_error with file, line and column", async () => {
+    const bad = file("bad-json.modality", "model M {\n  a => b\n}\n");
+    const r = await run("model", "check", bad, "true", "--json");
+    assert.equal(r.code, 1);
+    const d = doc(r.out);
+    assert.deepEqual(
+      [d.code, d.details.reason, d.details.file, d.details.line],
+      ["VALIDATION_FAILED", "parse_error", bad, 2],
+    );
+  });
+  test("a formula syntax error names <formula>", async () => {
+    const r = await run("model", "check", escrow, "eventually(", "--json");
+    assert.equal(r.code, 1);
+    assert.deepEqual([doc(r.out).details.reason, doc(r.out).details.file], ["parse_error", "<formula>"]);
+  });
+  test("a non-monotone formula is formula_error", async () => {
+    const r = await run("model", "check", escrow, "lfp(X, !X)", "--json");
+    assert.equal(r.code, 1);
+    assert.deepEqual([doc(r.out).details.reason, doc(r.out).details.kind], ["formula_error", "NON_MONOTONE"]);
+  });
+  test("a missing file is INVALID_REQUEST unreadable_file", async () => {
+    const r = await run("model", "check", join(dir, "absent.modality"), "true", "--json");
+    assert.equal(r.code, 1);
+    assert.deepEqual([doc(r.out).code, doc(r.out).details.reason], ["INVALID_REQUEST", "unreadable_file"]);
+  });
+  test("model parse --json does the same", async () => {
+    const bad = file("bad-parse.modality", "model M {\n  a => b\n}\n");
+    const r = await run("model", "parse", bad, "--json");
+    assert.equal(r.code, 1);
+    assert.deepEqual([doc(r.out).details.reason, doc(r.out).details.line], ["parse_error", 2]);
+    const missing = await run("model", "parse", join(dir, "absent.modality"), "--json");
+    assert.equal(missing.code, 1);
+    assert.equal(doc(missing.out).details.reason, "unreadable_file");
+  });
+});
+
 describe("model check summary", () => {
   test("readable output names the failing state and path", async () => {
     const r = await run("model", "check", escrow, "always(!released)");

@@ -8,22 +8,37 @@ import { labelText } from "../lang/graph.js";
 import { compileModel, type Lts } from "../lang/Lts.js";
 import { ParseError, parseFormula, parseModel } from "../lang/parser.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { reportModelFailure } from "./modelFailure.js";
 
 /** Reads, parses and compiles a model file; reports errors as `file:line:col: message` and returns null. */
-export async function loadModelFile(file: string, io: Io, command: string): Promise<Lts | null> {
+export async function loadModelFile(file: string, io: Io, command: string, json?: boolean): Promise<Lts | null> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    io.err(`${command}: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    const why = error instanceof Error ? error.message : String(error);
+    reportModelFailure(
+      io,
+      json,
+      `${command}: cannot read ${file}: ${why}`,
+      { reason: "unreadable_file", file },
+      "INVALID_REQUEST",
+    );
     return null;
   }
   try {
     return compileModel(parseModel(text));
   } catch (error) {
     // ParseError and positioned ModelErrors already start with "line:col: ".
-    if (error instanceof ParseError || error instanceof ModelError) {
-      io.err(`${file}:${error.message}`);
+    if (error instanceof ParseError) {
+      const details = { reason: "parse_error", file, line: error.line, column: error.column };
+      reportModelFailure(io, json, `${file}:${error.message}`, details);
+      return null;
+    }
+    if (error instanceof ModelError) {
+      const at = error.line === undefined ? {} : { line: error.line, column: error.column };
+      const text = error.line === undefined ? `${file}: ${error.message}` : `${file}:${error.message}`;
+      reportModelFailure(io, json, text, { reason: "model_error", file, ...at });
       return null;
     }
     throw error;
@@ -57,14 +72,15 @@ export async function modelCheckCommand(
   opts: { json?: boolean },
   io: Io,
 ): Promise<number> {
-  const lts = await loadModelFile(file, io, "model check");
+  const lts = await loadModelFile(file, io, "model check", opts.json);
   if (!lts) return EXIT_FAILED;
   let formula: Formula;
   try {
     formula = parseFormula(formulaText);
   } catch (error) {
     if (error instanceof ParseError) {
-      io.err(`<formula>:${error.message}`);
+      const details = { reason: "parse_error", file: "<formula>", line: error.line, column: error.column };
+      reportModelFailure(io, opts.json, `<formula>:${error.message}`, details);
       return EXIT_FAILED;
     }
     throw error;
@@ -73,8 +89,14 @@ export async function modelCheckCommand(
   try {
     result = checkAtInitial(lts, formula);
   } catch (error) {
-    if (error instanceof FormulaError || error instanceof BudgetExceededError) {
-      io.err(`<formula>: ${error.message}`);
+    if (error instanceof FormulaError) {
+      const details = { reason: "formula_error", kind: error.code };
+      reportModelFailure(io, opts.json, `<formula>: ${error.message}`, details);
+      return EXIT_FAILED;
+    }
+    if (error instanceof BudgetExceededError) {
+      const details = { reason: "budget_exceeded", budget: error.budget };
+      reportModelFailure(io, opts.json, `<formula>: ${error.message}`, details);
       return EXIT_FAILED;
     }
     throw error;

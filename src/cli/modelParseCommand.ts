@@ -3,6 +3,7 @@ import type { ModelDecl, SourceFile } from "../lang/ast.js";
 import { ParseError, parseSource } from "../lang/parser.js";
 import { printSource } from "../lang/printer.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { reportModelFailure } from "./modelFailure.js";
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -39,7 +40,9 @@ export async function modelParseCommand(file: string, opts: { json?: boolean }, 
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    io.err(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+    const why = error instanceof Error ? error.message : String(error);
+    const details = { reason: "unreadable_file", file };
+    reportModelFailure(io, opts.json, `model parse: cannot read ${file}: ${why}`, details, "INVALID_REQUEST");
     return EXIT_FAILED;
   }
   let source: SourceFile;
@@ -47,7 +50,8 @@ export async function modelParseCommand(file: string, opts: { json?: boolean }, 
     source = parseSource(text);
   } catch (error) {
     if (!(error instanceof ParseError)) throw error;
-    io.err(`${file}:${error.message}`);
+    const details = { reason: "parse_error", file, line: error.line, column: error.column };
+    reportModelFailure(io, opts.json, `${file}:${error.message}`, details);
     return EXIT_FAILED;
   }
   if (opts.json) {
