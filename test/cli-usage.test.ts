@@ -173,6 +173,19 @@ describe("usage errors (exit 2)", () => {
     assert.equal(r.code, 2);
     assert.equal(r.doc.code, "USAGE");
   });
+
+  it("witness --once --json prints the JSON error document of its usage errors too", async () => {
+    const { home, root } = setup("alice");
+    const c = capture(home, root);
+    for (const args of [
+      ["witness", "--once", "--json"],
+      ["witness", "--log", "nonsense", "--once", "--json"],
+    ]) {
+      const r = await run(c, args);
+      assert.equal(r.code, 2);
+      assert.equal(r.doc.code, "USAGE");
+    }
+  });
 });
 
 describe("an offline working copy", () => {

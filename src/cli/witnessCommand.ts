@@ -101,6 +101,7 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.err(`contract-hub witness: ${err.message}`);
+    if (flags.json) io.out(JSON.stringify({ error: err.message, code: "USAGE" }, null, 2));
     return EXIT_USAGE;
   }
   const dir = resolve(flags.dataDir ?? env.WITNESS_DATA_DIR ?? "witness");
@@ -117,7 +118,10 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
       onRefusal: (r) => io.err(refusalLine(r)),
     });
   } catch (err) {
-    io.err(`contract-hub witness: cannot open ${dir}: ${(err as Error).message}`);
+    const message = `cannot open ${dir}: ${(err as Error).message}`;
+    io.err(`contract-hub witness: ${message}`);
+    if (flags.json)
+      io.out(JSON.stringify({ error: message, code: "INTERNAL", details: { reason: "data_dir" } }, null, 2));
     return EXIT_FAILED;
   }
   const follow = flags.follow ?? [];
