@@ -285,6 +285,15 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     );
   });
 
+  it("keeps a 300-character state name from widening the page", async () => {
+    const far = `s${"x".repeat(299)}`;
+    const { contract_id } = await owner.createContract({ model: `model Far {\n  initial a\n  a -> ${far} [+FAR]\n}` });
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    await page.locator('#valid-actions tr[data-action="FAR"]').waitFor();
+    assert.equal(await page.locator(`svg.diagram g.state[data-state="${far}"]`).count(), 1);
+    assert.equal(await page.locator("html").evaluate((html) => html.scrollWidth - html.clientWidth), 0);
+  });
+
   it("fits a phone-wide screen: wide tables and long values scroll or wrap inside the page", async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

@@ -25,6 +25,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return el;
 }
 
+/**
+ * A table in a box that scrolls sideways when the table is wider than the page: values are the
+ * contracts' own (a 300-character state name, a long path), and screens may be narrow.
+ */
+export function scrollTable(attrs: Attrs = {}, ...children: Child[]): HTMLElement {
+  return h("div", { class: "table-scroll" }, h("table", attrs, ...children));
+}
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** An SVG element. */

@@ -4,7 +4,7 @@
  * contract's `GET /contracts/:id/state` answers.
  */
 import { ApiError, get } from "../api.js";
-import { h, mount, when } from "../dom.js";
+import { h, mount, scrollTable, when } from "../dom.js";
 
 interface Summary {
   contract_id: string;
@@ -78,8 +78,7 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
     body,
     page.total === 0
       ? h("p", { class: "muted" }, "No contracts are visible here yet.")
-      : h(
-          "table",
+      : scrollTable(
           { class: "list" },
           h(
             "thead",

@@ -1,6 +1,6 @@
 /** `#/templates` and `#/templates/<id>`: the catalogue, and one template's model and rules as a diagram. */
 import { ApiError, get } from "../api.js";
-import { h, mount } from "../dom.js";
+import { h, mount, scrollTable } from "../dom.js";
 import { modelPreview } from "../modelPreview.js";
 
 interface Param {
@@ -68,8 +68,7 @@ export async function templatePage(app: HTMLElement, id: string): Promise<void> 
       h("p", {}, h("a", { href: "#/templates" }, "← templates")),
       h("h1", {}, t.name),
       h("p", {}, t.description),
-      h(
-        "table",
+      scrollTable(
         { class: "list" },
         h(
           "thead",

@@ -1,6 +1,6 @@
 /** The contract's assets and the balances held, shown only when the hub serves assets. */
 import { contractPath, optional } from "../../api.js";
-import { h, mount } from "../../dom.js";
+import { h, mount, scrollTable } from "../../dom.js";
 import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 
 interface AssetsView {
@@ -21,8 +21,7 @@ export function assetsPanel(ctx: ContractPageContext): Panel {
         h("h2", {}, "Assets"),
         a.assets.length === 0
           ? h("p", { class: "muted" }, "No assets created in this contract.")
-          : h(
-              "table",
+          : scrollTable(
               { class: "list" },
               h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Quantity"), h("th", {}, "Divisibility"))),
               h(
@@ -42,8 +41,7 @@ export function assetsPanel(ctx: ContractPageContext): Panel {
         h("h3", {}, "Balances held"),
         a.balances.length === 0
           ? h("p", { class: "muted" }, "None.")
-          : h(
-              "table",
+          : scrollTable(
               { class: "list" },
               h("thead", {}, h("tr", {}, h("th", {}, "Asset"), h("th", {}, "Issuer"), h("th", {}, "Amount"))),
               h(

@@ -8,7 +8,7 @@
  * hub has no log.
  */
 import { ApiError, get, optional } from "../../api.js";
-import { h, mount, when } from "../../dom.js";
+import { h, mount, scrollTable, when } from "../../dom.js";
 import { type BrowserCheckpoint, verifyInclusionInBrowser, verifyNote } from "../../logProof.js";
 import {
   type CosignatureFailure,
@@ -132,8 +132,7 @@ function witnessSection(
           ? `✓ Quorum met: ${of} verified in your browser.`
           : `✗ Quorum not met: ${of} verified in your browser.`,
     ),
-    h(
-      "table",
+    scrollTable(
       { class: "list witnesses" },
       h(
         "tr",

@@ -1,6 +1,6 @@
 /** The transitions a custom WASM predicate guards, and the module each one runs. Hidden when there are none. */
 import { customGuards } from "../../customPredicates.js";
-import { h, mount } from "../../dom.js";
+import { h, mount, scrollTable } from "../../dom.js";
 import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 
 export function customPredicatesPanel(ctx: ContractPageContext): Panel {
@@ -20,8 +20,7 @@ export function customPredicatesPanel(ctx: ContractPageContext): Panel {
           "These transitions are taken only when a WebAssembly module stored in the contract answers " +
             "valid (metered by gas, off the hub's main thread). A rejection lists each module's errors and gas.",
         ),
-        h(
-          "table",
+        scrollTable(
           { class: "list" },
           h("thead", {}, h("tr", {}, h("th", {}, "Transition"), h("th", {}, "Predicate"), h("th", {}, "Module"))),
           h(

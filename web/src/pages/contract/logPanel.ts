@@ -1,6 +1,6 @@
 /** The paged log, newest page first, with its pager. */
 import { contractPath, get } from "../../api.js";
-import { h, mount, preview, shortKey, when } from "../../dom.js";
+import { h, mount, preview, scrollTable, shortKey, when } from "../../dom.js";
 import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 
 interface LogEntry {
@@ -52,8 +52,7 @@ export function logPanel(ctx: ContractPageContext): Panel {
     const newer = offset + LOG_PAGE < page.total;
     mount(
       root,
-      h(
-        "table",
+      scrollTable(
         { class: "list log" },
         h(
           "thead",

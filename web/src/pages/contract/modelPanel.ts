@@ -1,6 +1,6 @@
 /** The model as a diagram with the current states, the marks, and the table of valid next actions. */
 import { diagramOrSize } from "../../diagram.js";
-import { h, mount } from "../../dom.js";
+import { h, mount, scrollTable } from "../../dom.js";
 import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 
 export function modelPanel(ctx: ContractPageContext): Panel {
@@ -31,8 +31,7 @@ export function modelPanel(ctx: ContractPageContext): Panel {
         actions,
         state.valid_actions.length === 0
           ? h("p", { class: "muted" }, "No action may follow from the current state.")
-          : h(
-              "table",
+          : scrollTable(
               { class: "list" },
               h(
                 "thead",
