@@ -13,6 +13,18 @@ import { hubLedger } from "./assets/hubLedger.js";
 import { engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
+/** The fields of the field form, which a `{commit}` body may not carry beside its commit. */
+const FIELD_FORM = [
+  "method",
+  "path",
+  "value",
+  "action",
+  "action_labels",
+  "signatures",
+  "attestations",
+  "parent",
+] as const satisfies readonly (keyof SubmitCommitBody)[];
+
 /**
  * `POST /contracts/:id/commits` and JSON-RPC `submitCommit` (docs/protocol.md): the fields form
  * builds one commit (the operation, then one action per label) on `parent` or the head; the
@@ -38,6 +50,15 @@ export async function submitCommit(
       },
     );
   const fields = body.commit === undefined;
+  // One body, one form: beside a client-built commit, a field of the other form would be
+  // dropped unseen (a signature sent that way would not be stored with the commit).
+  const mixed = fields ? undefined : FIELD_FORM.find((f) => body[f] !== undefined);
+  if (mixed !== undefined)
+    throw new ContractError(
+      "INVALID_REQUEST",
+      `Invalid body: "${mixed}" belongs to the field form and cannot accompany "commit"; put it in the commit`,
+      { reason: "commit_with_fields", field: mixed },
+    );
   const ops = fields ? operationsFromBody(body) : null;
   const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
   if (fields && signed && body.parent === undefined)
