@@ -290,7 +290,10 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     const { contract_id } = await owner.createContract({ model: `model Far {\n  initial a\n  a -> ${far} [+FAR]\n}` });
     await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
     await page.locator('#valid-actions tr[data-action="FAR"]').waitFor();
-    assert.equal(await page.locator(`svg.diagram g.state[data-state="${far}"]`).count(), 1);
+    // Drawn cut to 32 characters in its box; the full name is its data-state and tooltip.
+    const state = page.locator(`svg.diagram g.state[data-state="${far}"]`);
+    assert.equal(await state.locator("text").textContent(), `${far.slice(0, 31)}…`);
+    assert.match((await state.locator("title").textContent()) ?? "", new RegExp(`^${far}`));
     assert.equal(await page.locator("html").evaluate((html) => html.scrollWidth - html.clientWidth), 0);
   });
 

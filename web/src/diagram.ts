@@ -26,6 +26,8 @@ export interface DiagramMarks {
 }
 
 const NODE_H = 34;
+/** Characters of a state's name drawn in its box. */
+const STATE_NAME_SHOWN = 32;
 
 function shortLabel(e: EdgeView): string {
   const who = e.signers.map(signerName);
@@ -68,7 +70,10 @@ export function diagramOrSize(view: ModelView, marks: DiagramMarks = {}): Elemen
 
 /** Draws the model; `marks` says what to highlight. */
 export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGElement {
-  const sizes = view.names.map((n) => ({ w: Math.max(70, textWidth(n) + 32), h: NODE_H }));
+  // A long state name is cut in its box (the full name is its tooltip and data-state), so one
+  // name cannot stretch the whole drawing.
+  const shown = view.names.map((n) => (n.length > STATE_NAME_SHOWN ? `${n.slice(0, STATE_NAME_SHOWN - 1)}…` : n));
+  const sizes = shown.map((n) => ({ w: Math.max(70, textWidth(n) + 32), h: NODE_H }));
   const layout = layeredLayout({
     sizes,
     edges: view.edges.map((e) => [e.from, e.to] as const),
@@ -157,7 +162,7 @@ export function renderDiagram(view: ModelView, marks: DiagramMarks = {}): SVGEle
       "g",
       { class: classes.join(" "), "data-state": view.names[i]!, transform: `translate(${n.x},${n.y})` },
       s("rect", { x: -n.w / 2, y: -n.h / 2, width: n.w, height: n.h, rx: n.h / 2 }),
-      s("text", { "text-anchor": "middle", y: 4.5 }, view.names[i]!),
+      s("text", { "text-anchor": "middle", y: 4.5 }, shown[i]!),
       view.initial.includes(i) ? s("path", { class: "entry", d: `M0,${-n.h / 2 - 18} V${-n.h / 2 - 2}` }) : null,
       s(
         "title",
