@@ -11,6 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { proposalMissing } from "../src/contract/decideProposal.js";
 import type { WasmRunner } from "../src/contract/EngineContext.js";
 import { stateView, validActions } from "../src/contract/stateView.js";
 import { DECISION_EVALUATIONS, TRANSITIONS_PER_TICK } from "../src/contract/step.js";
@@ -179,5 +180,27 @@ describe("hostile load: one commit on a model with thousands of guarded transiti
     } finally {
       await real.close();
     }
+  });
+
+  it("a proposal's missing signatures on a wide model are judged in slices too", async () => {
+    // Every read of a proposal recomputes `missing` over the transitions leaving the state.
+    const n = 1_000;
+    const owner = new Party("owner");
+    const lines = ["model Sign {", "  initial s", "  s -> s [+signed_by(/users/owner.id)]"];
+    for (let i = 0; i < n; i++) lines.push(`  s -> s [+post_to(/x.text, "${i}")]`);
+    lines.push("}");
+    const d = await ContractDriver.create("sign", {
+      model: lines.join("\n"),
+      rules: [],
+      owner: owner.identity,
+      state: { "/users/owner.id": owner.key },
+    });
+    const ticks = countingTick();
+    const missing = await proposalMissing(d.state, d.build([op.post("/y.text", "y")]), [], {
+      timestamp: d.clock,
+      tick: ticks.tick,
+    });
+    assert.deepEqual(missing, [{ predicate: "+signed_by(/users/owner.id)", signers: ["/users/owner.id"], needed: 1 }]);
+    assert.ok(ticks.calls >= Math.floor(n / TRANSITIONS_PER_TICK), `ticked ${ticks.calls} times`);
   });
 });

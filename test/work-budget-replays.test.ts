@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import type { WireCommit } from "../src/contract/Commit.js";
+import type { Caller } from "../src/hub/HubApi.js";
 import { HeavyWork, workKey } from "../src/hub/heavy/HeavyWork.js";
 import { Actor, cleanup, openHub, signedCommit } from "./hub-fixtures.js";
 
@@ -62,6 +63,47 @@ describe("work budget: the replays a commit asks for", () => {
         value: "still fine",
       });
       assert.equal(result.index, 101);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("reading proposals on a wide model is charged to the reader: out of allowance, 429; on an ordinary model, read", async () => {
+    // Each proposal view recomputes `missing` over the transitions leaving the state: 100 open
+    // proposals on a model leaving its state by 20,000 transitions held the hub ~4 s per read.
+    const work = new HeavyWork({ workBudgetMs: 5_000, now: () => 1_000_000 });
+    const hub = await openHub(undefined, { work });
+    try {
+      const owner = new Actor("owner");
+      const reader: Caller = { identity: null, accessKey: null, address: "10.9.8.7" };
+      const contract = async (transitions: number) => {
+        const lines = ["model Sign {", "  initial s", "  s -> s [+signed_by(/users/owner.id)]"];
+        for (let i = 0; i < transitions; i++) lines.push(`  s -> s [+post_to(/x.text, "${i}")]`);
+        lines.push("}");
+        const { contract_id: id } = await hub.createContract(owner.caller, {
+          model: lines.join("\n"),
+          rules: [],
+          state: { "/users/owner.id": owner.key },
+        });
+        const head = (await hub.getState(owner.caller, id)).head;
+        const proposal = signedCommit(id, head, [{ method: "post", path: "/y.text", value: "y" }]);
+        await hub.propose(owner.caller, id, { commit: proposal });
+        return { id, hash: proposal.hash };
+      };
+      const wide = await contract(500);
+      const narrow = await contract(2);
+      work.budget.charge(workKey(reader), 6_000);
+      await assertContractErrorAsync(() => hub.listProposals(reader, wide.id, {}), "RATE_LIMITED", "work_budget");
+      await assertContractErrorAsync(() => hub.getProposal(reader, wide.id, wide.hash), "RATE_LIMITED", "work_budget");
+      const { proposals } = await hub.listProposals(reader, narrow.id, {});
+      assert.equal(proposals.length, 1);
+      assert.deepEqual(
+        proposals[0]!.missing.map((m) => m.predicate),
+        ["+signed_by(/users/owner.id)"],
+      );
+      // The owner, with its own allowance, still reads the wide one.
+      const mine = await hub.listProposals(owner.caller, wide.id, {});
+      assert.equal(mine.proposals.length, 1);
     } finally {
       await hub.close();
     }

@@ -64,7 +64,7 @@ function proposalFacts(
   state: ContractState,
   commit: WireCommit,
   signers: readonly string[],
-  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+  ctx: Pick<EngineContext, "timestamp" | "wasm" | "tick">,
   optimisticSignatures: boolean,
 ) {
   const base = {
@@ -80,6 +80,7 @@ function proposalFacts(
     },
     wasm: ctx.wasm ?? null,
     ...(optimisticSignatures ? { optimisticSignatures } : {}),
+    ...(ctx.tick !== undefined ? { tick: ctx.tick } : {}),
   };
   return commitFacts(base, actionLabelsOf(commit.data));
 }
@@ -92,7 +93,7 @@ export function proposalMissing(
   state: ContractState,
   commit: WireCommit,
   signers: readonly string[],
-  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+  ctx: Pick<EngineContext, "timestamp" | "wasm" | "tick">,
 ): Promise<MissingSignature[]> {
   return missingSignatures(
     state,
@@ -110,7 +111,7 @@ export function proposalCountable(
   state: ContractState,
   commit: WireCommit,
   signers: readonly string[],
-  ctx: Pick<EngineContext, "timestamp" | "wasm">,
+  ctx: Pick<EngineContext, "timestamp" | "wasm" | "tick">,
 ): Promise<Set<string>> {
   return countableSigners(state, proposalFacts(state, commit, signers, ctx, true));
 }

@@ -8,7 +8,14 @@ import { printProperty } from "../lang/printer.js";
 import { keysUnder, pathCovers } from "./builtinPredicates.js";
 import type { ContractState } from "./ContractState.js";
 import { IDENTITY_PREFIX, isLowerHex } from "./hex.js";
-import { type CommitFacts, propertyHolds, SIGNATURE_PREDICATES, sensitiveNeeds, transitionEnabled } from "./step.js";
+import {
+  type CommitFacts,
+  propertyHolds,
+  SIGNATURE_PREDICATES,
+  sensitiveNeeds,
+  TRANSITIONS_PER_TICK,
+  transitionEnabled,
+} from "./step.js";
 
 /** One unmet signature predicate: who could still sign (state paths, or `ed25519:<hex>` for a `.json` list) and how many more must. */
 export interface MissingSignature {
@@ -67,7 +74,10 @@ export async function missingSignatures(
 ): Promise<MissingSignature[]> {
   const needs = sensitiveNeeds(actual.input.ops, actual.input.data);
   let best: { cost: number; missing: MissingSignature[] } | null = null;
+  let judged = 0;
   for (const t of leaving(state)) {
+    // Every read of a proposal recomputes this: a wide model is judged in slices (see step).
+    if (++judged % TRANSITIONS_PER_TICK === 0) await actual.tick?.();
     if (!(await transitionEnabled(t, signable, needs))) continue;
     const missing: MissingSignature[] = [];
     for (const p of t.label) {
@@ -95,7 +105,9 @@ export async function countableSigners(state: ContractState, signable: CommitFac
   const { data, ops } = signable.input;
   const needs = sensitiveNeeds(ops, data);
   const keys = new Set<string>();
+  let judged = 0;
   for (const t of leaving(state)) {
+    if (++judged % TRANSITIONS_PER_TICK === 0) await signable.tick?.();
     if (!(await transitionEnabled(t, signable, needs))) continue;
     for (const p of t.label) {
       if (p.sign !== "+" || !SIGNATURE_PREDICATES.has(p.name)) continue;

@@ -106,6 +106,15 @@ export class HeavyWork {
    * the time since the previous tick (or since the request's engine work began) is charged to
    * it. Ordinary commits never tick, so they are neither charged nor refused.
    */
+  /**
+   * The same tick for `caller`'s long engine work outside a commit: reading proposals, whose
+   * `missing` is recomputed from the state on each read, on a wide model. Admitted at its
+   * first call, like a request's engine ticks, so a cheap read never asks.
+   */
+  ticker(caller: Caller): () => Promise<void> {
+    return this.#ticker(caller, () => this.admit(caller));
+  }
+
   #ticker(caller: Caller, admit: () => void): () => Promise<void> {
     const slice = new TimeSlice();
     let admitted = false;

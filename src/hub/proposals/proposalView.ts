@@ -32,7 +32,11 @@ export async function proposalView(
     const signers = Object.keys(p.signatures).map((signer) => resolveSignerKey(signer, state.data));
     missing =
       known ??
-      (await proposalMissing(state, proposalCommit(p), signers, { timestamp: now, wasm: settings.wasm ?? null }));
+      (await proposalMissing(state, proposalCommit(p), signers, {
+        timestamp: now,
+        wasm: settings.wasm ?? null,
+        ...(settings.tick !== undefined ? { tick: settings.tick } : {}),
+      }));
   }
   const view: ProposalView = {
     hash: p.hash,
