@@ -7,7 +7,7 @@ import { count } from "./count.js";
 import type { Io } from "./Io.js";
 import { stateLine } from "./nextActions.js";
 import { checkUrl, clientFor, type HubFlags, readingKey } from "./workingCopy/hubAccess.js";
-import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
+import { checkWitnessesFirst, checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { acceptPulled } from "./workingCopy/localLog.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
@@ -42,6 +42,7 @@ export function cloneCommand(
     const key = readingKey(cli, opts.key, null);
     const client = clientFor(hub, key);
     const pinned = await fetchLogKey(client, opts);
+    await checkWitnessesFirst(client, pinned);
     const { commits } = await pullAll(client, id);
     const { log, state } = await acceptPulled(id, [], commits);
     const wc = WorkingCopy.create(root, { hub, contract_id: id, ...(key ? { key: key.name } : {}) }, log);

@@ -13,7 +13,7 @@ import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { stateLine } from "./nextActions.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
-import { checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
+import { checkWitnessesFirst, checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
 import { acceptPulled, nowSeconds } from "./workingCopy/localLog.js";
 import { unkeyedSigners } from "./workingCopy/unkeyedSigners.js";
@@ -47,6 +47,7 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     await acceptGenesis(id, genesis, { timestamp: nowSeconds() });
     const client = clientFor(url, key);
     const pinned = await fetchLogKey(client, opts);
+    await checkWitnessesFirst(client, pinned);
     await client.push(id, [genesis]);
     const { commits } = await pullAll(client, id);
     const { log, state: contract } = await acceptPulled(id, [], commits);

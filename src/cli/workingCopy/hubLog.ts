@@ -96,6 +96,17 @@ export async function fetchLogKey(client: HubClient, flags: WitnessPinFlags = {}
   return { origin, public_key, ...pins };
 }
 
+/**
+ * Before init or clone write anything (init: before the contract is created on the hub), the
+ * hub's checkpoint must carry the cosignatures the user requires with --witness: a hub that
+ * cannot show them would otherwise get a new contract, or leave a working copy pinned to
+ * witnesses that every later pull and push refuses, after a command that exited 1.
+ */
+export async function checkWitnessesFirst(client: HubClient, pinned: PinnedLogKey): Promise<void> {
+  if ((pinned.witnesses ?? []).length === 0) return;
+  await checkHubLog(client, pinned, null, null);
+}
+
 /** How long a command waits for a cosigned checkpoint that covers the head it just pushed. */
 const HEAD_WAIT_MS = 10_000;
 
