@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createBaseApp } from "../src/http/createBaseApp.js";
 import type { HttpOptions } from "../src/http/HttpOptions.js";
-import { serveExplorer } from "../src/http/serveExplorer.js";
+import { EXPLORER_CSP, serveExplorer } from "../src/http/serveExplorer.js";
 import { ANONYMOUS } from "../src/hub/HubApi.js";
 import { type LiveHub, startLiveHub } from "./e2e-transports.js";
 
@@ -56,6 +56,7 @@ describe("explorer static server", () => {
     assert.equal(page.statusCode, 200);
     assert.equal(page.headers["content-type"], "text/html; charset=utf-8");
     assert.equal(page.headers["cache-control"], "no-cache");
+    assert.equal(page.headers["content-security-policy"], EXPLORER_CSP);
     assert.match(page.body, /<main id=app>/);
     for (const [file, type] of [
       ["index-abc.js", "text/javascript; charset=utf-8"],

@@ -38,6 +38,8 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
   let hidden: string;
   let owner: HubClient;
   const pageErrors: string[] = [];
+  /** What the page's Content-Security-Policy refused: nothing the explorer itself does. */
+  const refused: string[] = [];
 
   before(async () => {
     prepare();
@@ -75,6 +77,9 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     page.on("pageerror", (e) => pageErrors.push(e.message));
+    page.on("console", (m) => {
+      if (/Content Security Policy/.test(m.text())) refused.push(m.text());
+    });
   });
   after(async () => {
     await browser?.close();
@@ -109,6 +114,17 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     await page.locator("#explain-out p.error").waitFor();
     assert.equal(await page.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss), undefined);
     assert.deepEqual(pageErrors, []);
+    await page.locator('#live[data-status="live"]').waitFor();
+    assert.deepEqual(refused, [], "the page's own scripts, styles, requests and socket are allowed");
+    // Were markup ever to reach the page as HTML, the policy would still not run it.
+    const ran = await page.locator("main").evaluate((main) => {
+      const script = main.ownerDocument.createElement("script");
+      script.textContent = "globalThis.__csp = 1";
+      main.append(script);
+      return (globalThis as unknown as { __csp?: number }).__csp;
+    });
+    assert.equal(ran, undefined);
+    refused.length = 0;
   });
 
   it("answers a private, a missing or a malformed contract id with the message alone", async () => {

@@ -31,6 +31,14 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const REVALIDATE = "no-cache";
 
+/**
+ * The page's Content-Security-Policy: its own scripts, styles, requests and WebSocket only, no
+ * inline script. The page writes every contract value as text (never as HTML), and this holds
+ * even if that ever slipped: markup a contract carries could not run a script or load anything.
+ */
+export const EXPLORER_CSP =
+  "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
+
 const MISSING_BUILD = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>contract-hub explorer</title></head>
 <body style="font-family: sans-serif; max-width: 40rem; margin: 3rem auto">
@@ -91,7 +99,7 @@ export function serveExplorer(app: FastifyInstance, options: { root?: string } =
         .header("cache-control", REVALIDATE)
         .send(MISSING_BUILD);
     }
-    return sendFile(reply, index, REVALIDATE);
+    return sendFile(reply.header("content-security-policy", EXPLORER_CSP), index, REVALIDATE);
   });
   app.get("/assets/*", route, async (request, reply) => {
     const rest = (request.params as { "*"?: string })["*"] ?? "";
