@@ -108,4 +108,43 @@ describe("work budget: the replays a commit asks for", () => {
       await hub.close();
     }
   });
+
+  it("a proposal's model checks are the proposer's work: out of allowance, 429 and nothing stored", async () => {
+    // Proposals were decided with the hub's own checker: uncharged, never admitted, and each
+    // of the decision's passes (as it is, then as if every key had signed) with a whole budget.
+    let clock = 1_000_000;
+    const work = new HeavyWork({ workBudgetMs: 5_000, now: () => clock });
+    const hub = await openHub(undefined, { work });
+    try {
+      const owner = new Actor("owner");
+      const model = "model Rules {\n  initial s\n  s -> s [+RULE +signed_by(/users/owner.id)]\n}";
+      const { contract_id: id } = await hub.createContract(owner.caller, {
+        model,
+        rules: [],
+        state: { "/users/owner.id": owner.key },
+      });
+      const head = (await hub.getState(owner.caller, id)).head;
+      const rule = (name: string) =>
+        signedCommit(id, head, [
+          { method: "rule", path: `/rules/${name}.modality`, value: `rule ${name} { formula { always(s) } }` },
+        ]);
+      work.budget.charge(workKey(owner.caller), 6_000);
+      await assertContractErrorAsync(
+        () => hub.propose(owner.caller, id, { commit: rule("spent") }),
+        "RATE_LIMITED",
+        "work_budget",
+      );
+      assert.deepEqual((await hub.listProposals(owner.caller, id, {})).proposals, []);
+      // With allowance again the same kind of proposal is stored, missing the owner's signature.
+      clock += 5 * 60_000;
+      const { proposal } = await hub.propose(owner.caller, id, { commit: rule("fresh") });
+      assert.equal(proposal.status, "open");
+      assert.deepEqual(
+        proposal.missing.map((m) => m.predicate),
+        ["+signed_by(/users/owner.id)"],
+      );
+    } finally {
+      await hub.close();
+    }
+  });
 });

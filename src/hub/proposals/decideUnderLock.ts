@@ -35,7 +35,9 @@ export async function decideUnderLock(
     id,
     state.length,
     [],
-    { ...hub.settings, assets: ledger },
+    // The proposer's (or signer's) request: its model checks, compiles and replays share one
+    // budget and are charged to it, as a commit's are.
+    { ...hub.settings, assets: ledger, ...hub.work.forRequest(caller) },
     { timestamp: hub.now(), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
   );
   const decision = await decideProposal(state, commit, ctx);
