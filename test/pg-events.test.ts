@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { buildCommit } from "../src/contract/engine.js";
 import { ANONYMOUS, type CommitEvent } from "../src/hub/HubApi.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
+import { actionOp, createTreasury } from "./support/treasury.js";
 
 const db = await testDatabase();
 const open: Instance[] = [];
@@ -38,6 +40,29 @@ async function pushThrough(x: Instance, w: Writer, id: string, n: number, tag: s
 
 async function storedHashes(x: Instance, id: string): Promise<string[]> {
   return (await x.hub.pull(ANONYMOUS, id, {})).commits.map((c) => c.hash);
+}
+
+/**
+ * Runs `fn` while `reader` can reach the database only through its LISTEN connection (its pool
+ * connections ended, new ones refused) and `writer` keeps one pool connection: `reader` hears
+ * of `writer`'s changes but cannot read them.
+ */
+async function unreadable(reader: Instance, writer: Instance, fn: () => Promise<void>): Promise<void> {
+  const kept = await writer.store.pool.connect();
+  const keptPid = (await kept.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+  await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+  try {
+    await db.adminQuery(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = $1 AND application_name = 'contract-hub' AND pid <> $2`,
+      [db.name, keptPid],
+    );
+    kept.release();
+    assert.ok(reader.relay.pid !== null);
+    await fn();
+  } finally {
+    await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+  }
 }
 
 describe("PostgreSQL: events across instances", { timeout: 60_000 }, () => {
@@ -117,6 +142,47 @@ describe("PostgreSQL: events across instances", { timeout: 60_000 }, () => {
     assert.deepEqual(
       events.map((e) => e.commit.index),
       [1, 2, 3, 4, 5],
+    );
+  });
+
+  it("delivers a relayed commit whose read failed once the database answers again", async () => {
+    const errors: unknown[] = [];
+    const [a, b] = await pair(errors);
+    const w = new Writer();
+    const id = "ev4";
+    await b.hub.push(w.caller, id, { commits: [w.genesis(id)] });
+    const events: CommitEvent[] = [];
+    await a.hub.subscribe(ANONYMOUS, id, undefined, (e) => events.push(e));
+    await unreadable(a, b, async () => {
+      await pushThrough(b, w, id, 1, "unread");
+      await until(() => a.relay.received >= 1 && errors.length > 0);
+      assert.equal(events.length, 0);
+    });
+    // No later commit comes to carry it: the relay reads it again by itself.
+    await until(() => events.length >= 1);
+    assert.deepEqual(
+      events.map((e) => [e.commit.index, e.commit.hash]),
+      [[1, (await storedHashes(a, id))[1]]],
+    );
+  });
+
+  it("announces a proposal change relayed from another instance whose read failed once the database answers again", async () => {
+    const errors: unknown[] = [];
+    const [a, b] = await pair(errors);
+    const t = await createTreasury(b.hub, "ev5", 3, 2);
+    const seen: { hash: string; status: string }[] = [];
+    const stop = await a.hub.subscribeProposals(t.signers[0]!.caller, t.id, (p) => seen.push(p));
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "unread"));
+    await unreadable(a, b, async () => {
+      await b.hub.propose(t.signers[0]!.caller, t.id, { commit: p });
+      await until(() => a.relay.proposalsReceived >= 1 && errors.length > 0);
+      assert.equal(seen.length, 0);
+    });
+    await until(() => seen.length >= 1);
+    stop();
+    assert.deepEqual(
+      seen.map((e) => [e.hash, e.status]),
+      [[p.hash, "open"]],
     );
   });
 });

@@ -31,6 +31,9 @@ export interface CommitRelay {
   readonly pid: number | null;
 }
 
+/** The pause before reading again after `failed` reads in a row failed (ms): 100 doubling to 5 s. */
+const backoff = (failed: number) => Math.min(5000, 50 * 2 ** failed);
+
 /**
  * Feeds commits appended through OTHER hub instances into this instance's EventBus
  * (docs/api.md): a notice names only the contract and the index of an append's last
@@ -40,7 +43,8 @@ export interface CommitRelay {
  * costs one read; subscriptions drop what they already delivered, so a notice arriving
  * after the local publish (or twice) never produces a duplicate event. Proposal notices
  * (`<contract_id>:<hash>`) go to the sink, which reads the proposal as it is now; notices for
- * one proposal arriving while it is read are coalesced into one more read.
+ * one proposal arriving while it is read are coalesced into one more read. A read that fails
+ * (the database briefly unreachable) is tried again with backoff: a notice is delivered once.
  */
 export async function relayCommits(
   store: PostgresStore,
@@ -55,17 +59,35 @@ export async function relayCommits(
   /** Proposals being read (`<contract>:<hash>`), each with whether another notice came meanwhile. */
   const proposals = new Map<string, boolean>();
 
+  /** Reads failed in a row per contract, and the timers of the retries waiting. */
+  const failures = new Map<string, number>();
+  const waiting = new Map<string, NodeJS.Timeout>();
+  let closed = false;
+
   const drain = async (contractId: string) => {
     running.add(contractId);
+    let index = highest.get(contractId);
     try {
-      for (let index = highest.get(contractId); index !== undefined; index = highest.get(contractId)) {
+      for (; index !== undefined; index = highest.get(contractId)) {
         highest.delete(contractId);
         if (!sink.hasListeners(contractId)) continue;
         const stored = await store.getCommitAt(contractId, index);
         if (stored !== null) sink.publish([{ contractId, stored, view: null }]);
       }
+      failures.delete(contractId);
     } catch (err) {
       onError(err);
+      // A notice has no second delivery: keep it and read again later (a storage fault
+      // passes), or the commit would reach this instance's subscribers only with the next one.
+      if (index !== undefined && index > (highest.get(contractId) ?? -1)) highest.set(contractId, index);
+      const failed = (failures.get(contractId) ?? 0) + 1;
+      failures.set(contractId, failed);
+      const timer = setTimeout(() => {
+        waiting.delete(contractId);
+        if (!closed && !running.has(contractId) && highest.has(contractId)) void drain(contractId);
+      }, backoff(failed));
+      timer.unref();
+      waiting.set(contractId, timer);
     } finally {
       running.delete(contractId);
     }
@@ -74,7 +96,8 @@ export async function relayCommits(
   const notice = (contractId: string, index: number) => {
     if (index <= (highest.get(contractId) ?? -1)) return;
     highest.set(contractId, index);
-    if (!running.has(contractId)) void drain(contractId);
+    // While a failed read waits for its retry, the new notice waits with it.
+    if (!running.has(contractId) && !waiting.has(contractId)) void drain(contractId);
   };
 
   const onCommit = (n: CommitNotice) => {
@@ -92,10 +115,19 @@ export async function relayCommits(
       return;
     }
     const read = async () => {
+      let failed = 0;
       do {
         proposals.set(key, false);
-        await sink.proposalChanged?.(n.contractId, n.hash).catch(onError);
-      } while (proposals.get(key) === true);
+        try {
+          await sink.proposalChanged?.(n.contractId, n.hash);
+          failed = 0;
+        } catch (err) {
+          onError(err);
+          // As a commit's: the change is read again after a pause, not lost with the read.
+          proposals.set(key, true);
+          await new Promise((resolve) => setTimeout(resolve, backoff(++failed)).unref());
+        }
+      } while (proposals.get(key) === true && !closed);
       proposals.delete(key);
     };
     void read();
@@ -116,7 +148,11 @@ export async function relayCommits(
 
   const listener: CommitListener = await store.listenCommits({ onCommit, onProposal, onReconnect, onError });
   return {
-    close: () => listener.close(),
+    close: () => {
+      closed = true;
+      for (const timer of waiting.values()) clearTimeout(timer);
+      return listener.close();
+    },
     get received() {
       return received;
     },
