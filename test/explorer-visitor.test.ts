@@ -241,6 +241,31 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     }
   });
 
+  it("goes live even when one panel's first request is refused, and refreshes that panel on the next commit", async () => {
+    // The hub refuses a long pull with 429 once the caller's work budget is spent; the data panel's
+    // first pull gets that answer here. It used to stop the first load before the subscription.
+    const p = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    let refusedPulls = 0;
+    await p.route(new RegExp(`/contracts/${shown}/pull`), async (route: Route) => {
+      if (refusedPulls > 0) return route.continue();
+      refusedPulls++;
+      const body = { error: "Work budget spent", code: "RATE_LIMITED", details: { reason: "work_budget" } };
+      await route.fulfill({ status: 429, contentType: "application/json", body: JSON.stringify(body) });
+    });
+    try {
+      await p.goto(`${servers.restUrl}/#/c/${shown}`);
+      await p.locator('#live[data-status="live"]').waitFor();
+      assert.equal(refusedPulls, 1);
+      assert.equal(await p.locator("#data li").count(), 0);
+      await owner.submitCommit(shown, { method: "post", path: "/terms/after.text", value: "after" });
+      await p.locator('#data li[data-path="/terms/after.text"]').waitFor();
+      await p.locator('#data li[data-path="/terms/note.text"]').waitFor();
+      assert.equal(await p.locator("#current-state").textContent(), "a");
+    } finally {
+      await p.close();
+    }
+  });
+
   it("shows the latest synthesis when an earlier one answers after it", async () => {
     const synth = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     let release!: () => void;

@@ -93,7 +93,14 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
   const drawAll = () => {
     for (const p of panels) p.draw?.();
   };
-  const refreshAll = () => Promise.all(panels.map((p) => p.refresh?.()));
+  // One panel's failed request (a 429 on a long pull, a 503 during a storage fault) is shown,
+  // but does not stop the others, nor the subscription that follows the first load: the next
+  // commit refreshes every panel again.
+  const refreshAll = async () => {
+    const results = await Promise.allSettled(panels.map((p) => p.refresh?.()));
+    const failed = results.find((r) => r.status === "rejected");
+    if (failed) showError(failed.reason);
+  };
   const loadContract = async () => {
     const contract = await get<Contract>(contractPath(id));
     ctx.contract = contract;
