@@ -19,7 +19,8 @@ function invalid(message: string, reason: string): never {
 /**
  * The operations of a `POST /contracts/:id/commits` field body (docs/protocol.md), in order:
  * the operation of `method/path/value` (none when `method` is absent or `"action"`; an
- * `{"method":"action","action":"X"}` body is the action X), then one `action` operation per
+ * `{"action":"X"}` or `{"method":"action","value":"X"}` body is the action X, and a path or a
+ * disagreeing value beside it is refused), then one `action` operation per
  * `action_labels` entry. Each is normalized by the engine's operation decoder.
  */
 export function operationsFromBody(body: CommitFields): Operation[] {
@@ -31,9 +32,15 @@ export function operationsFromBody(body: CommitFields): Operation[] {
   if (body.action !== undefined && m !== undefined && m !== "action")
     invalid(`Cannot build commit: "action" is only allowed with method "action", got "${m}"`, "action_with_method");
   if (m === undefined || m === "action") {
-    const label = body.action ?? (m === "action" ? body.value : undefined);
-    if (label !== undefined) ops.push(normalizeOperation({ method: "action", value: label }, ops.length));
-    else if (m === undefined && (body.path !== undefined || body.value !== undefined))
+    if (body.action !== undefined || (m === "action" && (body.value !== undefined || body.path !== undefined))) {
+      // Every field goes to the decoder, which refuses a path beside an action and a value
+      // that disagrees with its label, as in a push: none is dropped unseen.
+      const raw: Record<string, unknown> = { method: "action" };
+      if (body.action !== undefined) raw.action = body.action;
+      if (body.value !== undefined) raw.value = body.value;
+      if (body.path !== undefined) raw.path = body.path;
+      ops.push(normalizeOperation(raw, ops.length));
+    } else if (m === undefined && (body.path !== undefined || body.value !== undefined))
       invalid("Cannot build commit: path and value need a method", "method_missing");
   } else {
     const raw: Record<string, unknown> = { method: m };
