@@ -189,6 +189,40 @@ describe("usage errors (exit 2)", () => {
 });
 
 describe("an offline working copy", () => {
+  it("commit --rule with a file whose name is no path segment is a usage error naming --rule-name", async () => {
+    const { home, root, keys } = setup("buyer", "seller");
+    await offlineEscrow(keys, root);
+    const c = capture(home, root);
+    const rule = join(root, "my rule.modality");
+    writeFileSync(rule, "export default rule {\n  starting_at $PARENT\n  formula { always(true) }\n}\n");
+    const r = await run(c, ["commit", "--rule", rule, "--key", "buyer", "--json"]);
+    assert.equal(r.code, 2);
+    assert.equal(r.doc.code, "USAGE");
+    assert.equal(
+      (await run(c, ["commit", "--rule", rule, "--rule-name", "my rule", "--key", "buyer", "--json"])).code,
+      2,
+    );
+    // Named by --rule-name, the rule reaches the engine (which refuses it here: no transition adds rules).
+    const named = await run(c, ["commit", "--rule", rule, "--rule-name", "my_rule", "--key", "buyer", "--json"]);
+    assert.equal(named.code, 1);
+    assert.equal(named.doc.code, "VALIDATION_FAILED");
+  });
+
+  it("commit --model and --rule name the file and its line on a syntax error, as init does", async () => {
+    const { home, root, keys } = setup("buyer", "seller");
+    await offlineEscrow(keys, root);
+    const c = capture(home, root);
+    const bad = join(root, "bad model.modality");
+    writeFileSync(bad, "model m {\n  a => b\n}\n");
+    for (const flag of ["--model", "--rule"]) {
+      const named = flag === "--rule" ? ["--rule-name", "r"] : [];
+      const r = await run(c, ["commit", flag, bad, ...named, "--key", "buyer", "--json"]);
+      assert.equal(r.code, 1);
+      const d = r.doc.details as Record<string, unknown>;
+      assert.deepEqual([r.doc.code, d.reason, d.file, d.line], ["VALIDATION_FAILED", "parse_error", bad, 2]);
+    }
+  });
+
   it("log names signers by their local key name, and an unreadable key file does not stop it", async () => {
     const { home, root, keys } = setup("buyer", "seller");
     await offlineEscrow(keys, root);

@@ -2,9 +2,11 @@ import { readFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import type { Operation } from "../contract/Commit.js";
 import { MODEL_PATH, pathExtension } from "../contract/pathTypes.js";
+import { parseModel, parseRule } from "../lang/parser.js";
 import { type Cli, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
+import { parsedIn } from "./parsedIn.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { resolveIdentity } from "./workingCopy/identities.js";
 
@@ -35,15 +37,31 @@ export function operationsOf(cli: Cli, value: string | undefined, opts: CommitCo
   } else if (value !== undefined) {
     throw new UsageError(`unexpected argument ${JSON.stringify(value)} (a value goes with --post PATH)`);
   }
-  if (opts.model !== undefined) ops.push({ method: "model", path: MODEL_PATH, value: readText(cli, opts.model) });
+  if (opts.model !== undefined) {
+    const text = readText(cli, opts.model);
+    // A syntax error names the file given, as init does, not the state path it would go to.
+    parsedIn(opts.model, () => parseModel(text));
+    ops.push({ method: "model", path: MODEL_PATH, value: text });
+  }
   const rules = opts.rule ?? [];
   if (opts.ruleName !== undefined && rules.length !== 1) throw new UsageError("--rule-name goes with one --rule");
   for (const file of rules) {
     const name = opts.ruleName ?? basename(file, extname(file));
-    ops.push({ method: "rule", path: `/rules/${name}.modality`, value: readText(cli, file) });
+    if (!RULE_NAME.test(name)) {
+      throw new UsageError(
+        `${opts.ruleName === undefined ? `the name of ${file}` : "--rule-name"} gives the rule path /rules/${name}.modality, ` +
+          `but a path segment is letters, digits, "_", "." or "-"${opts.ruleName === undefined ? ": pass --rule-name NAME" : ""}`,
+      );
+    }
+    const text = readText(cli, file);
+    parsedIn(file, () => parseRule(text));
+    ops.push({ method: "rule", path: `/rules/${name}.modality`, value: text });
   }
   return ops;
 }
+
+/** A rule's name: one state path segment (docs/engine.md), and not `.` or `..`. */
+const RULE_NAME = /^(?!\.\.?$)[A-Za-z0-9_.-]+$/;
 
 /** The value typed by the path's extension: JSON for .json, a boolean for .bool, a key for .id, else text. */
 function postValue(cli: Cli, path: string, text: string): unknown {

@@ -3,15 +3,15 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pullAll } from "../client/sync.js";
 import { buildWireCommit } from "../contract/buildWireCommit.js";
-import { ContractError } from "../contract/ContractError.js";
 import { acceptGenesis, genesisData, stateView } from "../contract/engine.js";
-import { ParseError, parseModel, parseRule } from "../lang/parser.js";
+import { parseModel, parseRule } from "../lang/parser.js";
 import { instantiateTemplate } from "../templates/instantiateTemplate.js";
 import { templateDefinition } from "../templates/templateDefinitions.js";
 import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { stateLine } from "./nextActions.js";
+import { parsedIn } from "./parsedIn.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWitnessesFirst, checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
@@ -120,19 +120,4 @@ function genesisInput(
     return text;
   });
   return { model, rules, state };
-}
-
-/** Runs a parse of `file`'s text; a syntax error is refused as `file:line:col: message`. */
-function parsedIn(file: string, parse: () => unknown): void {
-  try {
-    parse();
-  } catch (err) {
-    if (!(err instanceof ParseError)) throw err;
-    throw new ContractError("VALIDATION_FAILED", `${file}:${err.message}`, {
-      reason: "parse_error",
-      file,
-      line: err.line,
-      column: err.column,
-    });
-  }
 }
