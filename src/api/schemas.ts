@@ -73,7 +73,9 @@ export const CreateContractBody = Type.Object({
 export type CreateContractBody = Static<typeof CreateContractBody>;
 
 export const SubmitCommitBody = Type.Object({
-  contract_id: Type.Optional(Type.String()),
+  contract_id: Type.Optional(
+    Type.String({ description: "Required in the field form (400 without it); the {commit} form needs none" }),
+  ),
   method: Type.Optional(Type.String()),
   path: Type.Optional(Type.String()),
   value: Type.Optional(Type.Unknown()),
