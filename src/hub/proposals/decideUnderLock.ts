@@ -28,6 +28,8 @@ export async function decideUnderLock(
   decided: () => Promise<unknown> = async () => {},
   /** Keys of signatures verified already (a proposal's, on arrival): not verified again. */
   verifiedSigners?: string[],
+  /** Whose work budget pays (default `caller`): the uploader of a signature, not the proposer it is judged as. */
+  payer: Caller = caller,
 ): Promise<Outcome> {
   const ledger = hubLedger(hub, caller, id, () => state.data);
   const ctx = engineContext(
@@ -35,9 +37,9 @@ export async function decideUnderLock(
     id,
     state.length,
     [],
-    // The proposer's (or signer's) request: its model checks, compiles and replays share one
-    // budget and are charged to it, as a commit's are.
-    { ...hub.settings, assets: ledger, ...hub.work.forRequest(caller) },
+    // The request's: its model checks, compiles and replays share one budget and are charged
+    // to whoever sent it, as a commit's are.
+    { ...hub.settings, assets: ledger, ...hub.work.forRequest(payer) },
     { timestamp: hub.now(), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
   );
   const decision = await decideProposal(state, commit, ctx);

@@ -88,7 +88,8 @@ export async function signProposal(
       // Judged as its proposer's commit, as when it was proposed: a REPOST source is read with the
       // proposer's access, not with that of whoever uploads the last signature.
       const proposer: Caller = { identity: fresh.proposer, accessKey: null };
-      const outcome = await decideUnderLock(hub, proposer, id, now, proposalCommit(fresh), undefined, keys);
+      // The uploader's request pays for the decision its signature set off.
+      const outcome = await decideUnderLock(hub, proposer, id, now, proposalCommit(fresh), undefined, keys, caller);
       const current = (await hub.store.getProposal(id, hash))!;
       const proposal = await proposalView(
         current,
@@ -132,6 +133,8 @@ async function refuseUncounted(
   const countable = await proposalCountable(state, proposalCommit(p), keys, {
     timestamp: hub.now(),
     wasm: hub.settings.wasm ?? null,
+    // A wide model is judged in slices (see countableSigners).
+    ...(hub.settings.tick !== undefined ? { tick: hub.settings.tick } : {}),
   });
   for (const signer of Object.keys(added)) {
     if (!countable.has(keyOf(signer)))
