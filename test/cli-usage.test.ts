@@ -189,6 +189,17 @@ describe("usage errors (exit 2)", () => {
 });
 
 describe("an offline working copy", () => {
+  it("status with the hub unreachable is UNAVAILABLE with a hint, and --offline answers", async () => {
+    const { home, root, keys } = setup("buyer", "seller");
+    await offlineEscrow(keys, root);
+    const c = capture(home, root);
+    const r = await run(c, ["status", "--json"]);
+    assert.equal(r.code, 1);
+    assert.equal(r.doc.code, "UNAVAILABLE");
+    assert.equal(typeof (r.doc.details as Record<string, unknown>).hint, "string");
+    assert.equal((await run(c, ["status", "--offline", "--json"])).code, 0);
+  });
+
   it("commit --rule with a file whose name is no path segment is a usage error naming --rule-name", async () => {
     const { home, root, keys } = setup("buyer", "seller");
     await offlineEscrow(keys, root);

@@ -1,3 +1,4 @@
+import { ContractError, isContractError } from "../contract/ContractError.js";
 import { stateView } from "../contract/engine.js";
 import { type Cli, report, runCommand } from "./cliContext.js";
 import { count } from "./count.js";
@@ -25,7 +26,14 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     let behind: number | null = null;
     let hubHead: string | null = null;
     if (!opts.offline) {
-      const hub = await clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc)).getState(id);
+      const hub = await clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc))
+        .getState(id)
+        .catch((err: unknown) => {
+          if (!isContractError(err, "UNAVAILABLE")) throw err;
+          // Everything but `behind` is known without the hub: say how to see it.
+          const hint = "`contract-hub status --offline` shows the working copy without asking the hub.";
+          throw new ContractError(err.code, err.message, { ...err.details, hint }, { cause: err });
+        });
       hubHead = hub.head;
       // The hub's head is a local commit: nothing to pull. Otherwise it holds commits past the origin.
       behind = local.some((c) => c.hash === hub.head) ? 0 : Math.max(0, hub.commit_count - origin.length);
