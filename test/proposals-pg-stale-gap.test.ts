@@ -3,7 +3,8 @@
  * hears that a proposal went stale when another instance's push of several commits moved the
  * head past it, even if its instance had published no commit of the contract since it
  * subscribed (the relay shows it the push's last commit only, whose parent is not the head
- * the proposal was open on).
+ * the proposal was open on). And a proposal that expired while the expiry sweep could not read
+ * the store is announced by the next sweep.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -12,6 +13,8 @@ import { Authenticator } from "../src/auth/Authenticator.js";
 import { type CommitNotification, HubSocket, type ProposalNotification } from "../src/client/HubSocket.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { startServers } from "../src/http/startServers.js";
+import { Hub } from "../src/hub/Hub.js";
+import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance } from "./support/pgHubs.js";
 import { actionOp, createTreasury } from "./support/treasury.js";
@@ -85,6 +88,43 @@ describe("stale proposals relayed between instances", { timeout: 120_000 }, () =
       [
         [p.hash, "open"],
         [p.hash, "stale"],
+      ],
+    );
+  });
+
+  it("announces on the next sweep the proposals that expired while a sweep could not read them", async () => {
+    const store = await PostgresStore.open({ connectionString: db.url, schema: db.freshSchema(), poolSize: 2 });
+    const clock = { now: Math.floor(Date.now() / 1000) };
+    const hub = new Hub({ store, now: () => clock.now });
+    cleanups.push(async () => {
+      await hub.close();
+      await store.close();
+    });
+    const t = await createTreasury(hub, "expiry-gap", 3, 2);
+    const seen: { hash: string; status: string }[] = [];
+    const stop = hub.bus.onProposal(t.id, (p) => seen.push(p as (typeof seen)[number]));
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "expires"));
+    const { proposal } = await hub.propose(t.signers[0]!.caller, t.id, { commit: p });
+    clock.now = proposal.expires_at + 1;
+    // The store cannot be reached for this sweep: its connections ended, new ones refused.
+    await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    try {
+      await db.adminQuery(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'contract-hub'",
+        [db.name],
+      );
+      await assert.rejects(hub.sweepProposalExpiry());
+    } finally {
+      await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    }
+    clock.now += 60;
+    assert.equal(await hub.sweepProposalExpiry(), 1);
+    stop();
+    assert.deepEqual(
+      seen.map((e) => [e.hash, e.status]),
+      [
+        [p.hash, "open"],
+        [p.hash, "expired"],
       ],
     );
   });

@@ -204,7 +204,14 @@ export class Hub implements HubApi {
     const now = this.ctx.now();
     const since = this.sweptTo;
     this.sweptTo = now;
-    return announceExpired(this.ctx, since, now);
+    try {
+      return await announceExpired(this.ctx, since, now);
+    } catch (err) {
+      // The store could not be read (a storage fault): the next sweep covers this one's span
+      // again, or what expired in it would never be announced. Repeats are not sent twice.
+      this.sweptTo = Math.min(this.sweptTo, since);
+      throw err;
+    }
   }
 
   /** Closes subscriptions, then the store if the hub opened it. */
