@@ -11,10 +11,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { Browser, Page, Route } from "playwright-core";
+import type { Browser, Page, Route, WebSocketRoute } from "playwright-core";
 import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
 import { HubClient } from "../src/client/HubClient.js";
+import { proposalSignatures } from "../src/client/proposalSignatures.js";
+import { buildCommit } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { type RunningServers, startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
@@ -37,6 +39,8 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
   let shown: string;
   let hidden: string;
   let owner: HubClient;
+  let ownerKey: string;
+  let ownerSeed: Uint8Array;
   const pageErrors: string[] = [];
   /** What the page's Content-Security-Policy refused: nothing the explorer itself does. */
   const refused: string[] = [];
@@ -62,6 +66,8 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     await anonymous.register(identity.seed, access.seed);
     owner = anonymous.withKey(access.seed);
     const key = identity.publicKey.toString("hex");
+    ownerKey = key;
+    ownerSeed = identity.seed;
     shown = (
       await owner.createContract({
         model: MODEL,
@@ -238,6 +244,44 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
       await live.locator('#data li[data-path="/terms/again.text"]').waitFor();
     } finally {
       await live.close();
+    }
+  });
+
+  it("shows a proposal made while its connection was down once it is back", async () => {
+    const other = generateKeyPair();
+    const model = "model Both {\n  initial a\n  a -> b [+GO +signed_by(/u/x.id) +signed_by(/u/y.id)]\n}";
+    const state = { "/u/x.id": ownerKey, "/u/y.id": other.publicKey.toString("hex") };
+    const { contract_id } = await owner.createContract({ model, state });
+    const p = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    // The page's first socket is the real hub's until it is dropped here; the next one reaches the
+    // hub only after the proposal is made, so no event can announce it.
+    let first: WebSocketRoute | null = null;
+    let proposed!: () => void;
+    const made = new Promise<void>((resolve) => {
+      proposed = resolve;
+    });
+    await p.routeWebSocket(/\/ws$/, async (ws) => {
+      if (first === null) first = ws;
+      else await made;
+      ws.connectToServer();
+    });
+    try {
+      await p.goto(`${servers.restUrl}/#/c/${contract_id}`);
+      await p.locator('#live[data-status="live"]').waitFor();
+      await first!.close();
+      await p.locator('#live[data-status="offline"]').waitFor();
+      const { head } = await owner.getState(contract_id);
+      const commit = buildCommit(contract_id, head, [{ method: "action", value: "GO" }]);
+      const ref = { hash: commit.hash, contract_id, parent: head, data: commit.data };
+      commit.head.signatures = proposalSignatures(ref, [{ key: ownerSeed, as: "/u/x.id" }]);
+      await owner.propose(contract_id, commit);
+      proposed();
+      await p.locator('#live[data-status="live"]').waitFor();
+      const item = p.locator(`#proposals li[data-hash="${commit.hash}"]`);
+      await item.waitFor();
+      assert.equal(await item.locator(".missing").getAttribute("data-signers"), "/u/y.id");
+    } finally {
+      await p.close();
     }
   });
 

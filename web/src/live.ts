@@ -1,7 +1,8 @@
 /**
- * Live updates over the hub's WebSocket (PROTOCOL.md §8–9): `subscribe {contract_id, since}`
+ * Live updates over the hub's WebSocket (docs/api.md): `subscribe {contract_id, since}`
  * and `commit` notifications. After a dropped connection it subscribes again from the next
- * index it has not seen, so the page misses nothing and sees nothing twice.
+ * index it has not seen, so the page misses nothing and sees nothing twice; proposals, which
+ * are not replayed, are read again after every subscription.
  */
 
 export interface CommitNotice {
@@ -52,7 +53,13 @@ export function subscribeCommits(
           // the socket would sit open and silent, so close it; onclose tries again on a new one.
           onStatus("offline");
           ws.close();
-        } else onStatus("live");
+        } else {
+          onStatus("live");
+          // Missed commits are replayed from `since`; proposal events are not. Proposals made
+          // before this subscription (while the page loaded, or the connection was down) are
+          // caught up by reading them again.
+          onProposal?.();
+        }
       } else if (msg.method === "proposal") {
         onProposal?.();
       } else if (msg.method === "commit" && msg.params && msg.params.commit.index >= next) {
