@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { abiModuleWat, compileWat } from "../predicates/wasm/compileWat.js";
 import type { CliIo } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./Io.js";
+import { main } from "./main.js";
 import { predicateTestCommand } from "./predicateCommand.js";
 
 let dir: string;
@@ -49,6 +50,12 @@ test("prints {valid, gas_used, errors}: exit 0 when the module holds, 1 when not
   const no = io();
   assert.equal(await predicateTestCommand("okarg.wasm", { args: '["nope"]' }, no), EXIT_FAILED);
   assert.deepEqual(JSON.parse(no.stdout.join("")).errors, ["arg is not ok"]);
+});
+
+test("accepts --json, as every command does (its output is JSON either way)", async () => {
+  const out = io();
+  assert.equal(await main(["predicate", "test", "okarg.wasm", "--args", '["ok"]', "--json"], out), EXIT_OK);
+  assert.equal(JSON.parse(out.stdout.join("")).valid, true);
 });
 
 test("--state reaches the module; --gas-limit bounds it", async () => {

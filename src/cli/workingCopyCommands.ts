@@ -176,6 +176,8 @@ function registerPredicateCommands(program: Command, io: Io, setExit: SetExit): 
     .option("--commit <file>", "JSON object: the commit's hash, parent, data, labels, signers, timestamp")
     .option("--contract <id>", "contract id in the input (default c_test)")
     .option("--gas-limit <n>", "gas budget (default 10000000, the hub's default)")
+    // Accepted as every other command accepts it; the output is one JSON document either way.
+    .option("--json", "print one JSON document (the default here)")
     .action(async (file, opts) =>
       setExit(await (await import("./predicateCommand.js")).predicateTestCommand(file, opts, io)),
     );
