@@ -44,6 +44,7 @@ import { getProposal, listProposals } from "./proposals/readProposals.js";
 import { signProposal } from "./proposals/signProposal.js";
 import { withdrawProposal } from "./proposals/withdrawProposal.js";
 import { pushCommits } from "./pushCommits.js";
+import { readLogPage } from "./readLogPage.js";
 import type { LiveCommit } from "./Subscription.js";
 import { submitCommit } from "./submitCommit.js";
 import { subscribeCommits, subscribeProposalEvents } from "./subscribeCommits.js";
@@ -315,13 +316,8 @@ export class Hub implements HubApi {
 
   // ---- log and commits ----------------------------------------------------------------
 
-  async getLog(caller: Caller, id: string, q: PageQuery) {
-    const { limit, offset } = pageQuery(q);
-    const { record } = await this.ctx.access(caller, id, "read");
-    const commits = [];
-    for await (const c of this.store.readCommits(id, offset, Math.min(offset + limit, record.length)))
-      commits.push(toLogEntry(c));
-    return { commits, total: record.length };
+  getLog(caller: Caller, id: string, q: PageQuery) {
+    return readLogPage(this.ctx, caller, id, q);
   }
 
   async getCommit(caller: Caller, id: string, hash: string) {
