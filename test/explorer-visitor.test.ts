@@ -285,6 +285,32 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     }
   });
 
+  it("drops the diagram's marks when a MODEL commit replaces the model they were drawn on", async () => {
+    const model = "model M {\n  initial a\n  a -> a [+MODEL]\n  a -> b [+GO]\n}";
+    const { contract_id } = await owner.createContract({ model });
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    await page.locator('#live[data-status="live"]').waitFor();
+    let refused: { message: string; code: string; details: unknown } | null = null;
+    try {
+      await owner.submitCommit(contract_id, { method: "action", action: "STOP" });
+    } catch (err) {
+      refused = err as { message: string; code: string; details: unknown };
+    }
+    assert.ok(refused);
+    await page.fill(
+      "#explain-input",
+      JSON.stringify({ error: refused.message, code: refused.code, details: refused.details }),
+    );
+    await page.click("#explain-button");
+    // A straight edge has an empty box, which playwright calls hidden: wait for it to exist.
+    await page.locator('svg.diagram path.edge.tried[data-from="a"][data-to="b"]').waitFor({ state: "attached" });
+    // The new model puts another transition where a -> b was.
+    const next = "model M {\n  initial a\n  a -> a [+MODEL]\n  a -> c [+STOP]\n  a -> b [+GO]\n}";
+    await owner.submitCommit(contract_id, { method: "model", value: next });
+    await page.locator('svg.diagram g.state[data-state="c"]').waitFor();
+    assert.equal(await page.locator("svg.diagram path.edge.tried").count(), 0);
+  });
+
   it("goes live even when one panel's first request is refused, and refreshes that panel on the next commit", async () => {
     // The hub refuses a long pull with 429 once the caller's work budget is spent; the data panel's
     // first pull gets that answer here. It used to stop the first load before the subscription.

@@ -103,6 +103,9 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
   };
   const loadContract = async () => {
     const contract = await get<Contract>(contractPath(id));
+    // Marks name the states and transitions of the model they were made on (by index): after a
+    // MODEL commit they would land on other edges of the new one, so they are dropped.
+    if (ctx.contract !== null && ctx.contract.model !== contract.model) ctx.marks = undefined;
     ctx.contract = contract;
     ctx.state = contract.state;
     try {
