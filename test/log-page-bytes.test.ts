@@ -4,7 +4,8 @@
  * for a gigabyte in one answer. One anonymous read of a contract of 300 such commits held the
  * event loop 1.5 s and half a gigabyte of memory. A page now ends once its values pass
  * LOG_PAGE_BYTES (never before its first entry); paging by the number of entries returned
- * reaches every commit, in order. Real SQLite, in process.
+ * reaches every commit, in order. The unstreamed pull (JSON-RPC) is bounded alike, with
+ * `has_more`. Real SQLite, in process.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
@@ -49,6 +50,24 @@ describe("log pages bounded in bytes", () => {
         Array.from({ length: n + 1 }, (_, i) => i),
       );
       assert.equal(seen[5]!.value, big(4));
+
+      // The unstreamed pull (JSON-RPC `pull`) is bounded the same way and says has_more.
+      const pulled = await hub.pull(ANONYMOUS, id, {});
+      assert.ok(pulled.commits.length < n + 1, `one pull carried all ${pulled.commits.length} commits`);
+      assert.equal(pulled.has_more, true);
+      const all = [...pulled.commits];
+      for (;;) {
+        const next = await hub.pull(ANONYMOUS, id, { since: all.at(-1)!.hash });
+        all.push(...next.commits);
+        if (next.has_more !== true) break;
+      }
+      assert.deepEqual(
+        all.map((c) => c.hash),
+        seen.map((e) => e.hash),
+      );
+      const whole = await hub.pull(ANONYMOUS, id, { since: all.at(-2)!.hash });
+      assert.equal(whole.commits.length, 1);
+      assert.equal(whole.has_more, undefined, "an answer that was not cut says nothing without a limit");
 
       // One entry bigger than the bound still comes back, alone.
       const one = await hub.getLog(ANONYMOUS, id, { limit: 1, offset: 3 });

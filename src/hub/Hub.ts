@@ -94,6 +94,15 @@ const PROPOSAL_SWEEP_MS = 60_000;
 /** Commits past which a pull counts as expensive work (admitted by the caller's work budget). */
 const LONG_PULL = 1000;
 
+/**
+ * Bytes of commits one unstreamed pull answer (JSON-RPC `pull`) carries at most, always at
+ * least one commit. A commit may be a megabyte and the log has no length limit, so an
+ * anonymous `pull` without `limit` parsed and serialized the whole log in one answer: 300 MB
+ * of it held the event loop seconds and gigabytes could end the process. Past it the answer
+ * ends with `has_more: true`; the next pull starts after its last commit (`since`).
+ */
+const PULL_ANSWER_BYTES = 8 * 1024 * 1024;
+
 const unavailable = (operation: string) =>
   new ContractError("UNAVAILABLE", `This hub does not offer the ${operation} operation`, {
     reason: "operation_unavailable",
@@ -369,9 +378,22 @@ export class Hub implements HubApi {
   async pull(caller: Caller, id: string, q: PullQuery): Promise<PullResult> {
     const stream = await this.pullStream(caller, id, q);
     const commits: PulledCommit[] = [];
-    for await (const page of stream.pages) for (const text of page) commits.push(JSON.parse(text) as PulledCommit);
+    // Not streamed (JSON-RPC answers are one body): bounded in bytes, then `has_more` says so.
+    let bytes = 0;
+    let cut = false;
+    pages: for await (const page of stream.pages) {
+      for (const text of page) {
+        if (commits.length > 0 && bytes + text.length > PULL_ANSWER_BYTES) {
+          cut = true;
+          break pages;
+        }
+        bytes += text.length;
+        commits.push(JSON.parse(text) as PulledCommit);
+      }
+    }
     const result: PullResult = { contract_id: id, head: stream.head, commits };
-    if (q.limit !== undefined) result.has_more = stream.hasMore();
+    if (cut) result.has_more = true;
+    else if (q.limit !== undefined) result.has_more = stream.hasMore();
     return result;
   }
 
