@@ -92,6 +92,45 @@ describe("stale proposals relayed between instances", { timeout: 120_000 }, () =
     );
   });
 
+  it("announces stale once the store answers again when the read after a relayed commit failed", async () => {
+    const errors: unknown[] = [];
+    const schema = db.freshSchema();
+    const a = await openInstance(db.url, schema);
+    const b = await openInstance(db.url, schema, errors);
+    cleanups.push(
+      () => a.close(),
+      () => b.close(),
+    );
+    // b's commits come only from this test, as its relay would hand them over.
+    await b.relay.close();
+    const t = await createTreasury(a.hub, "stale-retry", 3, 2);
+    const seen: { hash: string; status: string }[] = [];
+    const stop = await b.hub.subscribeProposals(t.signers[0]!.caller, t.id, (p) => seen.push(p));
+    const p = buildCommit(t.id, t.head, actionOp("EXECUTE", "proposed"));
+    await a.hub.propose(t.signers[0]!.caller, t.id, { commit: p });
+    const c = buildCommit(t.id, t.head, actionOp("EXECUTE", "moved"));
+    c.head.signatures = { ...t.signature(0, c.hash), ...t.signature(1, c.hash) };
+    await a.hub.push(t.signers[0]!.caller, t.id, { commits: [c] });
+    const stored = (await a.store.getCommitAt(t.id, 1))!;
+    await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    try {
+      await db.adminQuery(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'contract-hub'",
+        [db.name],
+      );
+      b.hub.relay.publish([{ contractId: t.id, stored, view: null }]);
+      await until(() => errors.length > 0);
+    } finally {
+      await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    }
+    await until(() => seen.some((e) => e.hash === p.hash && e.status === "stale"));
+    stop();
+    assert.deepEqual(
+      seen.map((e) => [e.hash, e.status]),
+      [[p.hash, "stale"]],
+    );
+  });
+
   it("announces on the next sweep the proposals that expired while a sweep could not read them", async () => {
     const store = await PostgresStore.open({ connectionString: db.url, schema: db.freshSchema(), poolSize: 2 });
     const clock = { now: Math.floor(Date.now() / 1000) };

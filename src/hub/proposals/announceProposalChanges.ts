@@ -62,6 +62,9 @@ export async function announceOpen(hub: HubContext, id: string): Promise<void> {
 /** How far back a gap of unpublished commits is read for the heads it replaced. */
 const GAP_LIMIT = 1000;
 
+/** Tries after a failed read of the proposals an append made stale (100 ms doubling to 5 s between). */
+const STALE_RETRIES = 20;
+
 /**
  * Announces the proposals each published append made stale: those open on a head the append
  * replaced. That is the parent of its first commit, and, when commits before it were never
@@ -96,15 +99,26 @@ export class StaleAnnouncer {
     const seen = this.#last.get(id);
     this.#last.set(id, { index: last.index, hash: last.hash });
     if (first.parent === null) return;
-    const replaced = new Set([first.parent]);
+    const parent = first.parent;
     const gap = seen !== undefined && seen.index < first.index - 1 ? seen : undefined;
-    const heads = gap === undefined ? Promise.resolve(replaced) : this.#headsSince(id, gap, first.index, replaced);
-    // An append of this hub's own that stored a proposal's exact commit without the proposal
-    // (the store marked it committed): announced committed here, before the others go stale.
-    const completed = origin === "append" ? this.#completedBy(id, first) : Promise.resolve();
-    Promise.all([heads, completed])
-      .then(([set]) => announce(this.hub, id, "stale", (p) => set.has(p.parent)))
-      .catch(this.hub.onError);
+    const run = (failed: number) => {
+      if (!this.hub.bus.hasProposalListeners(id)) return;
+      const replaced = new Set([parent]);
+      const heads = gap === undefined ? Promise.resolve(replaced) : this.#headsSince(id, gap, first.index, replaced);
+      // An append of this hub's own that stored a proposal's exact commit without the proposal
+      // (the store marked it committed): announced committed here, before the others go stale.
+      const completed = origin === "append" ? this.#completedBy(id, first) : Promise.resolve();
+      Promise.all([heads, completed])
+        .then(([set]) => announce(this.hub, id, "stale", (p) => set.has(p.parent)))
+        .catch((err: unknown) => {
+          this.hub.onError(err);
+          // The store could not be read (a storage fault): no later append reads these heads
+          // again, so try again after a pause (for over a minute, then give up).
+          // What was announced meanwhile is not repeated.
+          if (failed < STALE_RETRIES) setTimeout(() => run(failed + 1), Math.min(5000, 100 * 2 ** failed)).unref();
+        });
+    };
+    run(0);
   }
 
   /** Announces the proposal `commit` completed when it was appended directly, if there is one. */
