@@ -16,6 +16,7 @@ import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
 import { HubClient } from "../src/client/HubClient.js";
 import { proposalSignatures } from "../src/client/proposalSignatures.js";
+import { signedWireCommit } from "../src/client/signedCommits.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { type RunningServers, startServers } from "../src/http/startServers.js";
@@ -371,6 +372,42 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     } finally {
       await synth.close();
     }
+  });
+
+  it("pages a long log a page at a time and to either end in one click", async () => {
+    const { contract_id } = await owner.createContract({ state: { "/n.text": "0" } });
+    let { head } = await owner.getState(contract_id);
+    const commits = [];
+    for (let i = 1; i <= 44; i++) {
+      const c = signedWireCommit(contract_id, head, [{ method: "post", path: "/n.text", value: String(i) }]);
+      commits.push(c);
+      head = c.hash;
+    }
+    await owner.push(contract_id, commits);
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    const shownIndices = () =>
+      page.locator("#log tbody tr").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-index"))));
+    await page.locator('#log tr[data-index="44"]').waitFor();
+    assert.deepEqual(
+      await shownIndices(),
+      Array.from({ length: 20 }, (_, i) => 44 - i),
+    );
+    await page.click('#log button[data-page="oldest"]');
+    await page.locator('#log tr[data-index="0"]').waitFor();
+    assert.deepEqual(
+      await shownIndices(),
+      Array.from({ length: 20 }, (_, i) => 19 - i),
+    );
+    assert.equal(await page.locator('#log button[data-page="older"], #log button[data-page="oldest"]').count(), 0);
+    await page.click('#log button[data-page="newer"]');
+    await page.locator('#log tr[data-index="39"]').waitFor();
+    assert.deepEqual(
+      await shownIndices(),
+      Array.from({ length: 20 }, (_, i) => 39 - i),
+    );
+    await page.click('#log button[data-page="newest"]');
+    await page.locator('#log tr[data-index="44"]').waitFor();
+    assert.equal(await page.locator('#log button[data-page="newer"], #log button[data-page="newest"]').count(), 0);
   });
 
   it("says how large a model is instead of drawing one too large to draw", async () => {

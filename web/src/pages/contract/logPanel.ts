@@ -68,17 +68,32 @@ export function logPanel(ctx: ContractPageContext): Panel {
       h(
         "p",
         { class: "pager" },
+        // A long log (thousands of commits) is reached at either end in one click, not a page at a time.
+        newer
+          ? h("button", { type: "button", "data-page": "newest", onclick: () => pageTo(page.total) }, "« newest")
+          : null,
+        " ",
         newer
           ? h(
               "button",
-              { type: "button", onclick: () => pageTo(Math.min(page.total - LOG_PAGE, offset + LOG_PAGE)) },
+              {
+                type: "button",
+                "data-page": "newer",
+                onclick: () => pageTo(Math.min(page.total - LOG_PAGE, offset + LOG_PAGE)),
+              },
               "← newer",
             )
           : null,
         ` commits ${offset}–${offset + page.commits.length - 1} of ${page.total} `,
         older
-          ? h("button", { type: "button", onclick: () => pageTo(Math.max(0, offset - LOG_PAGE)) }, "older →")
+          ? h(
+              "button",
+              { type: "button", "data-page": "older", onclick: () => pageTo(Math.max(0, offset - LOG_PAGE)) },
+              "older →",
+            )
           : null,
+        " ",
+        older ? h("button", { type: "button", "data-page": "oldest", onclick: () => pageTo(0) }, "oldest »") : null,
       ),
     );
   };
