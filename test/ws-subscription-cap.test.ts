@@ -122,4 +122,45 @@ describe("subscriptions per WebSocket connection", () => {
     }
     ws.close();
   });
+
+  it("one commit's events to many subscriptions: the same entry and state, in JSON.stringify's form", async () => {
+    // Their shared parts are serialized once (SocketSession); the text must not differ from
+    // serializing each message whole.
+    const { servers, client, id } = await liveHub();
+    const ws = new WebSocket(`${servers.restUrl.replace("http", "ws")}/ws`);
+    await new Promise((r) => ws.once("open", r));
+    const raw: string[] = [];
+    ws.on("message", (data) => {
+      const text = String(data);
+      if (JSON.parse(text).method === "commit") raw.push(text);
+    });
+    const subscribe = Array.from({ length: 3 }, (_, i) => ({
+      jsonrpc: "2.0",
+      id: i,
+      method: "subscribe",
+      params: { contract_id: id },
+    }));
+    const answers = (await call(ws, subscribe)) as Array<{ result: { subscription: string } }>;
+    await client.submitCommit(id, {
+      contract_id: id,
+      method: "post",
+      path: "/v.json",
+      value: { b: [1, "x"], a: null },
+    });
+    for (let i = 0; raw.length < 3; i++) {
+      if (i > 2000) assert.fail(`got ${raw.length} events`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const events = raw.map((text) => JSON.parse(text));
+    for (const [i, text] of raw.entries()) assert.equal(text, JSON.stringify(events[i]));
+    assert.deepEqual(events.map((e) => e.params.subscription).sort(), answers.map((a) => a.result.subscription).sort());
+    for (const e of events) {
+      assert.deepEqual(Object.keys(e.params), ["subscription", "contract_id", "commit", "state"]);
+      assert.deepEqual(e.params.commit, events[0].params.commit);
+      assert.deepEqual(e.params.state, events[0].params.state);
+    }
+    assert.deepEqual(events[0].params.commit.value, { b: [1, "x"], a: null });
+    assert.equal(events[0].params.state.commit_count, 2);
+    ws.close();
+  });
 });

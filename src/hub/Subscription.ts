@@ -21,6 +21,20 @@ export type LostReason = "access_lost" | "access_key_revoked";
  */
 export type AccessGate = () => Promise<LostReason | null>;
 
+/**
+ * The log entry of a live commit, made once for all its subscriptions: they then share it and
+ * its serialized text (SocketSession), as they share the state view published with it.
+ */
+const ENTRIES = new WeakMap<StoredCommit, ReturnType<typeof toLogEntry>>();
+function sharedEntry(stored: StoredCommit) {
+  let entry = ENTRIES.get(stored);
+  if (entry === undefined) {
+    entry = toLogEntry(stored);
+    ENTRIES.set(stored, entry);
+  }
+  return entry;
+}
+
 /** Events delivered from one replay between two access checks (a grant may change on another instance). */
 const CHECK_EVERY = 256;
 
@@ -153,7 +167,7 @@ export class Subscription {
         }
         await this.tick();
         if (this.closed) return;
-        const event = { contract_id: live.contractId, commit: toLogEntry(live.stored), state: live.view };
+        const event = { contract_id: live.contractId, commit: sharedEntry(live.stored), state: live.view };
         if (!(await this.admits(true))) return;
         this.emit(event);
       }
