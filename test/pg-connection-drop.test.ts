@@ -116,6 +116,30 @@ describe("PostgreSQL: a connection dropped mid-write", { timeout: 120_000 }, () 
     assert.deepEqual(await a.hub.push(w.caller, id, { commits: more }), { pushed: 1, head: more[0]!.hash });
   });
 
+  it("answers 503 storage while the database refuses new connections", async () => {
+    const [a] = await pair();
+    const w = new Writer();
+    const id = "refusing";
+    await a.hub.push(w.caller, id, { commits: [w.genesis(id)] });
+    // A database closed to connections (ALTER DATABASE … ALLOW_CONNECTIONS false, as for
+    // maintenance), the hub's connections ended: each new one is refused with SQLSTATE 55000.
+    await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+    try {
+      await db.adminQuery(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'contract-hub'",
+        [db.name],
+      );
+      await assert.rejects(a.hub.getState(w.caller, id), (err: unknown) => {
+        assertStorageUnavailable(err);
+        return true;
+      });
+      assert.equal((await a.hub.health()).storage, "unreachable");
+    } finally {
+      await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+    }
+    assert.equal((await a.hub.getState(w.caller, id)).commit_count, 1);
+  });
+
   it("stores no proposal or signature whose connection dropped while it waited for a row lock, and answers 503 storage", async () => {
     const [a, b] = await pair();
     const t = await createTreasury(a.hub, "dropped-proposal", 3, 3);

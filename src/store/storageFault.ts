@@ -29,6 +29,8 @@ const NET_ERRORS = new Set([
   "ENETUNREACH",
   "ENOTFOUND",
 ]);
+// A database closed to connections (SQLSTATE 55000, a broad class: told apart by its message).
+const PG_NOT_ACCEPTING = /is not currently accepting connections/;
 // node-postgres reports a dropped or never-established connection without a code.
 const PG_CONNECTION_MESSAGE =
   /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;
@@ -43,6 +45,8 @@ export function storageErrorKind(err: unknown): StorageErrorKind {
     if (code.startsWith("SQLITE_IOERR") || code === "SQLITE_CANTOPEN" || code === "EIO" || PG_IO_ERROR.has(code))
       return "io_error";
     if (NET_ERRORS.has(code) || code.startsWith("08") || PG_UNAVAILABLE.has(code)) return "unreachable";
+    // Closed for maintenance (ALLOW_CONNECTIONS false): come back later.
+    if (code === "55000" && PG_NOT_ACCEPTING.test(String((err as { message?: unknown }).message))) return "unreachable";
     return null;
   }
   const message = (err as { message?: unknown }).message;
