@@ -410,6 +410,28 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     assert.equal(await page.locator('#log button[data-page="newer"], #log button[data-page="newest"]').count(), 0);
   });
 
+  it("fills a log page whose entries carry big values: the hub ends such a page early", async () => {
+    // Twelve values of a megabyte: the hub's log page stops past 8 MiB, at about nine entries.
+    const { contract_id } = await owner.createContract({ state: { "/n.text": "0" } });
+    let { head } = await owner.getState(contract_id);
+    const commits = [];
+    for (let i = 1; i <= 12; i++) {
+      const value = `${i}:${"b".repeat(1_000_000)}`;
+      const c = signedWireCommit(contract_id, head, [{ method: "post", path: `/b/${i}.text`, value }]);
+      commits.push(c);
+      head = c.hash;
+    }
+    await owner.push(contract_id, commits);
+    const oneAnswer = await owner.getLog(contract_id, { limit: 20, offset: 0 });
+    assert.ok(oneAnswer.commits.length < 13, "the hub's page ends early");
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    await page.locator('#log tr[data-index="12"]').waitFor();
+    assert.deepEqual(
+      await page.locator("#log tbody tr").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-index")))),
+      Array.from({ length: 13 }, (_, i) => 12 - i),
+    );
+  });
+
   it("says how large a model is instead of drawing one too large to draw", async () => {
     // 300 states in a ring with a chord from each: drawing it held the tab for every redraw.
     const lines = ["model Ring {", "  initial s0"];

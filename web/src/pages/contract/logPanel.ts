@@ -23,10 +23,19 @@ export function logPanel(ctx: ContractPageContext): Panel {
   const refresh = async () => {
     const total = ctx.state?.commit_count ?? 0;
     const offset = logOffset ?? Math.max(0, total - LOG_PAGE);
-    const page = await get<{ commits: LogEntry[]; total: number }>(contractPath(ctx.id, "/log"), {
-      limit: LOG_PAGE,
-      offset,
-    });
+    // The hub ends a page early once its values pass a size bound (each entry carries its
+    // value, up to a megabyte): ask on from where the answer stopped until the page is full, or
+    // the newest page would show its oldest entries and never the newest.
+    const page = { commits: [] as LogEntry[], total };
+    while (page.commits.length < LOG_PAGE) {
+      const part = await get<{ commits: LogEntry[]; total: number }>(contractPath(ctx.id, "/log"), {
+        limit: LOG_PAGE - page.commits.length,
+        offset: offset + page.commits.length,
+      });
+      page.commits.push(...part.commits);
+      page.total = part.total;
+      if (part.commits.length === 0 || offset + page.commits.length >= part.total) break;
+    }
     if (ctx.stopped) return;
     const rows = [...page.commits]
       .reverse()
