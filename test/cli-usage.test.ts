@@ -189,6 +189,47 @@ describe("usage errors (exit 2)", () => {
 });
 
 describe("an offline working copy", () => {
+  it("commits made at the same time are all kept, one after the other", async () => {
+    const { home, root, keys } = setup("buyer");
+    // A model that takes any commit, so that all three are valid on any head.
+    const id = "c_offline_open";
+    const genesis = buildWireCommit(
+      id,
+      null,
+      genesisData({
+        model: "model open {\n  initial open\n  open -> open []\n}\n",
+        rules: [],
+        owner: keys.get("buyer").publicKey,
+        state: {},
+      }),
+    );
+    const { log: first } = await acceptPulled(id, [], [{ ...genesis, body: genesis.data, timestamp: 1_700_000_000 }]);
+    WorkingCopy.create(root, { hub: DEAD_HUB, contract_id: id }, first);
+    const c = capture(home, root);
+    const runs = await Promise.all(
+      ["a", "b", "c"].map((v) =>
+        run(capture(home, root), ["commit", "--post", `/notes/${v}.text`, v, "--key", "buyer", "--json"]),
+      ),
+    );
+    const committed = runs.filter((r) => r.code === 0).map((r) => r.doc.hash);
+    const log = (await run(c, ["log", "--json"])).doc as unknown as { hash: string }[];
+    // Each reported commit is in the log, at its own index.
+    for (const hash of committed)
+      assert.ok(
+        log.some((e) => e.hash === hash),
+        `commit ${hash} was lost`,
+      );
+    assert.equal(new Set(runs.filter((r) => r.code === 0).map((r) => r.doc.index)).size, committed.length);
+  });
+
+  it("a lock left by a process that is gone does not stop the next command", async () => {
+    const { home, root, keys } = setup("buyer", "seller");
+    await offlineEscrow(keys, root);
+    writeFileSync(join(root, ".contract", "lock"), "4294967294\n");
+    const r = await run(capture(home, root), ["commit", "--action", "DEPOSIT", "--key", "buyer", "--json"]);
+    assert.equal(r.code, 0);
+  });
+
   it("status with the hub unreachable is UNAVAILABLE with a hint, and --offline answers", async () => {
     const { home, root, keys } = setup("buyer", "seller");
     await offlineEscrow(keys, root);

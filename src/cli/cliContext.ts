@@ -29,6 +29,8 @@ export interface Cli {
   json: boolean;
   errIsTTY: boolean;
   errRaw: (text: string) => void;
+  /** Run when the command ends, whatever its outcome (the working copy's lock is released here). */
+  cleanups: (() => void)[];
 }
 
 /** A command line that cannot be acted on (exit 2). */
@@ -47,6 +49,7 @@ export function cliOf(io: CliIo, opts: { json?: boolean }): Cli {
     json: opts.json === true,
     errIsTTY: c.errIsTTY ?? (real && process.stderr.isTTY === true),
     errRaw: c.errRaw ?? ((t) => process.stderr.write(t)),
+    cleanups: [],
   };
 }
 
@@ -87,6 +90,8 @@ export async function runCommand(
     if (cli.json) io.out(`${JSON.stringify(errorBody(e), null, 2)}\n`);
     else io.err(explainError(name, e));
     return EXIT_FAILED;
+  } finally {
+    for (const cleanup of cli.cleanups.splice(0)) cleanup();
   }
 }
 

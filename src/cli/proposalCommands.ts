@@ -48,6 +48,7 @@ export function proposeCommand(
 ): Promise<number> {
   return runCommand(io, opts, "propose", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
+    await wc.lock(cli);
     const keys = KeyStore.of(cli.env);
     const ops: Operation[] = [
       ...operationsOf(cli, value, opts),
@@ -100,6 +101,7 @@ export function proposalsCommand(opts: HubFlags & { status?: string }, io: Io): 
 export function signCommand(ref: string, opts: HubFlags & { sign?: string[] }, io: Io): Promise<number> {
   return runCommand(io, opts, "sign", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
+    await wc.lock(cli);
     const keys = KeyStore.of(cli.env);
     const key = writingKey(cli, opts.key, wc);
     const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [key];

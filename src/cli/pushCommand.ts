@@ -25,6 +25,7 @@ const LONG_PUSH = 200;
 export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Promise<number> {
   return runCommand(io, opts, "push", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
+    await wc.lock(cli);
     const key = writingKey(cli, opts.key, wc);
     const client = clientFor(hubUrl(cli, opts.hub, wc), key);
     const batchSize = opts.batchSize === undefined ? 1000 : positiveInteger(opts.batchSize, "--batch-size");

@@ -31,6 +31,7 @@ export function resetCommand(
     if ((target ?? "origin") !== "origin")
       throw new UsageError(`unknown target ${JSON.stringify(target)}: only origin`);
     const wc = WorkingCopy.find(cli.cwd);
+    await wc.lock(cli);
     let local: StoredCommit[];
     let origin: { length: number };
     let state: ContractState;

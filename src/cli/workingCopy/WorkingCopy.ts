@@ -141,6 +141,48 @@ export class WorkingCopy {
     if (existsSync(root) && !statSync(root).isDirectory()) throw new UsageError(`${root} is not a folder`);
   }
 
+  /**
+   * Takes `.contract/lock` for the rest of the command (released by runCommand through
+   * `cleanups`). Every command that changes the log holds it from the moment it reads the
+   * log: two commits run at once would otherwise both build on the same head, both say
+   * "Committed", and the later write would replace the earlier commit's file, and a push or
+   * pull would truncate a commit made while it talked to the hub. A command that finds the
+   * lock taken waits for it (up to LOCK_WAIT_MS); a lock whose process is gone is taken over.
+   */
+  async lock(owner: { cleanups: (() => void)[] }): Promise<void> {
+    const file = join(this.dir, "lock");
+    const held = LOCKS_HELD.get(owner) ?? new Set<string>();
+    if (held.has(file)) return;
+    const until = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        writeFileSync(file, `${process.pid}\n`, { flag: "wx" });
+        held.add(file);
+        LOCKS_HELD.set(owner, held);
+        owner.cleanups.push(() => {
+          if (!held.delete(file)) return;
+          rmSync(file, { force: true });
+        });
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      const holder = lockHolder(file);
+      if (holder !== null && !processRuns(holder)) {
+        rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() >= until) {
+        throw new ContractError(
+          "CONFLICT",
+          `Another contract-hub command${holder === null ? "" : ` (pid ${holder})`} is changing this working copy; run this one again when it has finished (if none is running, remove ${file})`,
+          { reason: "working_copy_locked", ...(holder === null ? {} : { pid: holder }), path: file },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** Writes config.json. */
   saveConfig(): void {
     writeAtomic(join(this.dir, "config.json"), this.config);
@@ -295,6 +337,22 @@ function removeStaleBuilds(root: string): void {
   for (const name of readdirSync(root)) {
     const m = /^\.contract\.(\d+)\.tmp$/.exec(name);
     if (m !== null && !processRuns(Number(m[1]))) rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+/** How long a command waits for another one's hold on the working copy. */
+const LOCK_WAIT_MS = 30_000;
+
+/** The lock files each command run holds, so that taking one again within the run is a no-op. */
+const LOCKS_HELD = new WeakMap<object, Set<string>>();
+
+/** The pid written in a lock file, or null while it is unreadable (just created, not yet written). */
+function lockHolder(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(file, "utf8").trim());
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
   }
 }
 

@@ -43,6 +43,7 @@ export interface CommitResult {
 /** Validates and stores `ops` (then one action operation per --action) as the next local commit. */
 export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[]): Promise<CommitResult> {
   const wc = WorkingCopy.find(cli.cwd);
+  await wc.lock(cli);
   const keys = KeyStore.of(cli.env);
   const data = [...ops, ...(opts.action ?? []).map((label): Operation => ({ method: "action", value: label }))];
   if (data.length === 0)
