@@ -14,12 +14,14 @@ import { after, describe, it } from "node:test";
 import WebSocket from "ws";
 import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
+import { socketAuthParams } from "../src/auth/signRequest.js";
 import { HubClient } from "../src/client/HubClient.js";
 import { HubSocket } from "../src/client/HubSocket.js";
 import type { ContractError } from "../src/contract/ContractError.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
+import { HeavyWork } from "../src/hub/heavy/HeavyWork.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 
 const closers: Array<() => Promise<void>> = [];
@@ -27,10 +29,10 @@ after(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function liveHub(socketSubscriptions?: number) {
+async function liveHub(socketSubscriptions?: number, work?: HeavyWork) {
   const dir = mkdtempSync(join(tmpdir(), "ws-cap-"));
   const store = await SqliteStore.open({ dataDir: dir });
-  const hub = new Hub({ store });
+  const hub = new Hub({ store, ...(work !== undefined ? { work } : {}) });
   const servers = await startServers(
     {
       hub,
@@ -53,7 +55,7 @@ async function liveHub(socketSubscriptions?: number) {
   await anonymous.register(identity.seed, access.seed);
   const client = anonymous.withKey(access.seed);
   const { contract_id: id } = await client.createContract({ model: null, rules: [] });
-  return { servers, client, id };
+  return { servers, client, id, access };
 }
 
 /** Sends one frame and resolves with the first JSON answer that is not a notification. */
@@ -161,6 +163,46 @@ describe("subscriptions per WebSocket connection", () => {
     }
     assert.deepEqual(events[0].params.commit.value, { b: [1, "x"], a: null });
     assert.equal(events[0].params.state.commit_count, 2);
+    ws.close();
+  });
+
+  it("a socket whose key is revoked is budgeted by its address again, not by an address-less bucket", async () => {
+    // A revoked socket becomes anonymous; it kept no address, so its expensive work (a
+    // `since` replay) was charged to one bucket shared by every such socket ("ip:unknown").
+    const work = new HeavyWork({ workBudgetMs: 5_000, now: () => 1_000_000 });
+    const { servers, client, id, access } = await liveHub(undefined, work);
+    for (let i = 0; i < 50; i++)
+      await client.submitCommit(id, { contract_id: id, method: "post", path: `/n${i}.text`, value: "v" });
+    const ws = new WebSocket(`${servers.restUrl.replace("http", "ws")}/ws`);
+    const hello = await new Promise<{ params: { challenge: string } }>((resolve) =>
+      ws.once("message", (data) => resolve(JSON.parse(String(data)))),
+    );
+    const auth = (await call(ws, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "authenticate",
+      params: socketAuthParams(access.seed, hello.params.challenge),
+    })) as { result?: unknown };
+    assert.ok(auth.result !== undefined, JSON.stringify(auth));
+    await client.revoke(access.publicKey.toString("hex"));
+    const events: unknown[] = [];
+    ws.on("message", (data) => {
+      if (JSON.parse(String(data)).method === "commit") events.push(data);
+    });
+    const sub = (await call(ws, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "subscribe",
+      params: { contract_id: id, since: 0 },
+    })) as { result?: unknown };
+    assert.ok(sub.result !== undefined, JSON.stringify(sub));
+    for (let i = 0; events.length < 51; i++) {
+      if (i > 2000) assert.fail(`replayed ${events.length}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(work.budget.remaining("ip:127.0.0.1") < 5_000, "the replay was charged to the socket's address");
+    assert.equal(work.budget.remaining("ip:unknown"), 5_000);
     ws.close();
   });
 });

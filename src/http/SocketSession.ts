@@ -272,7 +272,8 @@ export class SocketSession {
    * (docs/api.md); if the socket still holds it, the socket becomes anonymous.
    */
   #onRevoked(accessKey: string): void {
-    if (this.caller.accessKey === accessKey) this.caller = { identity: null, accessKey: null };
+    // Anonymous again, and budgeted by its address like any anonymous caller.
+    if (this.caller.accessKey === accessKey) this.caller = { identity: null, accessKey: null, address: this.#address };
     for (const [id, sub] of [...this.#subs])
       if (sub.caller.accessKey === accessKey) this.#close(id, "access_key_revoked");
   }
