@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { buildCommit } from "../src/contract/engine.js";
+import { Hub } from "../src/hub/Hub.js";
 import { ANONYMOUS, type CommitEvent } from "../src/hub/HubApi.js";
+import { relayCommits } from "../src/store/postgres/commitRelay.js";
+import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
 import { actionOp, createTreasury } from "./support/treasury.js";
@@ -65,7 +68,7 @@ async function unreadable(reader: Instance, writer: Instance, fn: () => Promise<
   }
 }
 
-describe("PostgreSQL: events across instances", { timeout: 60_000 }, () => {
+describe("PostgreSQL: events across instances", { timeout: 120_000 }, () => {
   it("delivers commits written through another instance once each, in order, with their states", async () => {
     const errors: unknown[] = [];
     const [a, b] = await pair(errors);
@@ -163,6 +166,57 @@ describe("PostgreSQL: events across instances", { timeout: 60_000 }, () => {
     assert.deepEqual(
       events.map((e) => [e.commit.index, e.commit.hash]),
       [[1, (await storedHashes(a, id))[1]]],
+    );
+  });
+
+  it("catches up after its LISTEN connection came back even when its first read then failed", async () => {
+    const errors: unknown[] = [];
+    const schema = db.freshSchema();
+    const a = await openInstance(db.url, schema);
+    // b has a single pool connection, which the test holds while b catches up.
+    const store = await PostgresStore.open({ connectionString: db.url, schema, poolSize: 1 });
+    const hub = new Hub({ store, onError: (err) => errors.push(err) });
+    const relay = await relayCommits(store, hub.relay, (err) => errors.push(err));
+    open.push(a, {
+      hub,
+      store,
+      relay,
+      close: async () => {
+        await relay.close();
+        await hub.close();
+        await store.close();
+      },
+    });
+    const w = new Writer();
+    const id = "ev6";
+    await a.hub.push(w.caller, id, { commits: [w.genesis(id)] });
+    const events: CommitEvent[] = [];
+    await hub.subscribe(ANONYMOUS, id, undefined, (e) => events.push(e));
+    const held = await store.pool.connect();
+    let released = false;
+    try {
+      await a.store.pool.query("SELECT 1");
+      await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS false`);
+      try {
+        await db.adminQuery("SELECT pg_terminate_backend($1)", [relay.pid]);
+        await until(() => relay.pid === null);
+        await pushThrough(a, w, id, 1, "missed");
+      } finally {
+        await db.adminQuery(`ALTER DATABASE ${db.name} ALLOW_CONNECTIONS true`);
+      }
+      // b listens again, but its read of the contract waits for the held connection and fails.
+      await until(
+        () => relay.reconnects === 1 && errors.some((e) => /timeout exceeded when trying to connect/.test(String(e))),
+      );
+      held.release();
+      released = true;
+    } finally {
+      if (!released) held.release();
+    }
+    await until(() => events.length >= 1);
+    assert.deepEqual(
+      events.map((e) => e.commit.index),
+      [1],
     );
   });
 

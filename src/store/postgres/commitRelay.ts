@@ -135,14 +135,36 @@ export async function relayCommits(
 
   // NOTIFY has no replay: after a lost connection, re-read the head of every listened
   // contract (subscriptions fetch whatever they missed in between) and re-announce its open
-  // proposals, since which of them changed meanwhile cannot be known.
+  // proposals, since which of them changed meanwhile cannot be known. A read that fails here
+  // is tried again with backoff while someone listens: nothing else would catch up.
+  const catchUpCommits = (contractId: string, failed = 0) => {
+    store.getContract(contractId).then(
+      (record) => {
+        if (record !== null && record.length > 0) notice(contractId, record.length - 1);
+      },
+      (err) => {
+        onError(err);
+        const again = () => {
+          if (!closed && sink.hasListeners(contractId)) catchUpCommits(contractId, failed + 1);
+        };
+        setTimeout(again, backoff(failed + 1)).unref();
+      },
+    );
+  };
+  const catchUpProposals = (contractId: string, failed = 0) => {
+    sink.proposalsMissed?.(contractId).catch((err) => {
+      onError(err);
+      const again = () => {
+        if (!closed && sink.hasListeners(contractId)) catchUpProposals(contractId, failed + 1);
+      };
+      setTimeout(again, backoff(failed + 1)).unref();
+    });
+  };
   const onReconnect = () => {
     reconnects++;
     for (const contractId of sink.listenedContracts?.() ?? []) {
-      store.getContract(contractId).then((record) => {
-        if (record !== null && record.length > 0) notice(contractId, record.length - 1);
-      }, onError);
-      sink.proposalsMissed?.(contractId).catch(onError);
+      catchUpCommits(contractId);
+      catchUpProposals(contractId);
     }
   };
 
