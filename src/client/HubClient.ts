@@ -243,17 +243,34 @@ export class HubClient {
     return HubSocket.connect(this.url, this.#key);
   }
 
-  /** A signed GET, retried when the failure may be transient. */
+  /**
+   * A signed GET, retried when the failure may be transient. A key this hub does not know
+   * (registered on another hub, or revoked) is refused even where no key is needed, so the
+   * read is then asked again unsigned: public contracts read as they do anonymously. When that
+   * fails too, the key's refusal is what the caller sees (a private contract then says why).
+   */
   async get<T>(path: string, query: Query = {}): Promise<T> {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
       .join("&");
     const pathAndQuery = qs ? `${path}?${qs}` : path;
+    try {
+      return await this.#get<T>(pathAndQuery, this.#key ?? null);
+    } catch (err) {
+      if (this.#key === undefined || !isUnknownKey(err)) throw err;
+      return this.#get<T>(pathAndQuery, null).catch(() => {
+        throw err;
+      });
+    }
+  }
+
+  /** `key` null: unsigned. */
+  async #get<T>(pathAndQuery: string, key: Uint8Array | null): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await this.#send("GET", this.url + pathAndQuery, pathAndQuery);
+        res = await this.#send("GET", this.url + pathAndQuery, pathAndQuery, undefined, key);
       } catch (err) {
         if (attempt >= this.#retries) throw err;
         await sleep(this.#delay * 2 ** attempt);
@@ -273,9 +290,15 @@ export class HubClient {
     return readBody<T>(await this.#send("POST", this.url + path, path, JSON.stringify(body)));
   }
 
-  async #send(method: string, url: string, pathAndQuery: string, body?: string): Promise<Response> {
+  async #send(
+    method: string,
+    url: string,
+    pathAndQuery: string,
+    body?: string,
+    key: Uint8Array | null = this.#key ?? null,
+  ): Promise<Response> {
     const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-    if (this.#key) Object.assign(headers, signRequest(this.#key, { method, url: pathAndQuery, body: body ?? "" }));
+    if (key) Object.assign(headers, signRequest(key, { method, url: pathAndQuery, body: body ?? "" }));
     try {
       return await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
     } catch (err) {
@@ -320,6 +343,10 @@ function notHubError(res: Response, body: unknown): ContractError {
       : `${where} answered ${res.status} with a body that is not a hub's error`,
     { status: res.status, reason: rpc ? "json_rpc_endpoint" : "not_a_hub" },
   );
+}
+
+function isUnknownKey(err: unknown): boolean {
+  return err instanceof ContractError && err.code === "UNAUTHORIZED" && err.details?.reason === "unknown_key";
 }
 
 function errorOf(code: unknown, message: string, details?: Record<string, unknown>): ContractError {
