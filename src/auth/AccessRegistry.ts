@@ -128,7 +128,7 @@ function checkReusable(record: AccessKeyRecord, identity: string): void {
 }
 
 function requireIdentity(caller: Caller): string {
-  if (caller.identity === null) throw unauthorized("this request must be signed with an access key", "auth_required");
+  if (caller.identity === null) throw unauthorized("this request must be signed with an access key", "unauthenticated");
   return caller.identity;
 }
 

@@ -105,7 +105,11 @@ test("writes need an authenticated request (-32001); signed requests reach the h
       const params = { contract_id: id, commits: [], identity: t.owner.key, role: "reader" };
       const r = (await rpc(t, call(m, params))).body as Rpc;
       assert.equal(r.error?.code, -32001, m);
+      // The same reason as the REST route and the hub give an unsigned write (docs/api.md).
+      assert.equal(r.error?.data?.details?.reason, "unauthenticated", m);
     }
+    const access = (await rpc(t, call("getAccess"))).body as Rpc;
+    assert.deepEqual([access.error?.code, access.error?.data?.details?.reason], [-32001, "unauthenticated"]);
     const ok = (
       await rpc(t, call("submitCommit", { contract_id: id, method: "post", path: "/a.text", value: "v" }), true)
     ).body as Rpc;

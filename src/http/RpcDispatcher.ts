@@ -159,7 +159,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
       }
       if (entry.method.auth && ctx.caller.identity === null) {
         throw new ContractError("UNAUTHORIZED", `Cannot call ${name}: the request must be authenticated`, {
-          reason: "auth_required",
+          reason: "unauthenticated",
         });
       }
       const result = await entry.method.run(ctx, p as Record<string, unknown>);

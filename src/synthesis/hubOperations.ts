@@ -28,7 +28,7 @@ export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.f
       if (hasLlmKey(env)) {
         if (caller.identity === null) {
           throw new ContractError("UNAUTHORIZED", "Synthesis with a language model requires authentication", {
-            reason: "authentication_required",
+            reason: "unauthenticated",
           });
         }
         quota.take(caller.identity);
