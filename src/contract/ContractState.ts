@@ -31,6 +31,11 @@ export class ContractState {
   head: string;
   /** Number of commits, genesis included (= the next commit's index). */
   length: number;
+  /**
+   * The head commit's stored timestamp: the hub stamps the next commit no earlier than this
+   * (docs/protocol.md, "Commit timestamps"). Not in the snapshot text; read from the head.
+   */
+  headTimestamp: number;
   data: Map<string, unknown>;
   model: GoverningModel | null;
   /** Current model states (sorted indices into `model.lts`); empty without a model. */
@@ -43,6 +48,8 @@ export class ContractState {
     createdAt: number;
     head: string;
     length: number;
+    /** Defaults to `createdAt` (the genesis's stamp). */
+    headTimestamp?: number;
     data: Map<string, unknown>;
     model: GoverningModel | null;
     current: number[];
@@ -53,6 +60,7 @@ export class ContractState {
     this.createdAt = init.createdAt;
     this.head = init.head;
     this.length = init.length;
+    this.headTimestamp = init.headTimestamp ?? init.createdAt;
     this.data = init.data;
     this.model = init.model;
     this.current = init.current;

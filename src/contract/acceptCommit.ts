@@ -205,4 +205,5 @@ export function applyDelta(state: ContractState, delta: StateDelta): void {
   if (delta.rules.length > 0) state.rules = [...state.rules, ...delta.rules];
   state.head = delta.stored.hash;
   state.length = delta.stored.index + 1;
+  state.headTimestamp = delta.stored.timestamp;
 }

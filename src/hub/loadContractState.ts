@@ -72,6 +72,8 @@ export async function loadFromSnapshot(
   if (state.contractId !== record.id || state.length !== snap.length || state.head !== snap.head) return null;
   const at = await store.getCommitAt(record.id, snap.length - 1);
   if (at === null || at.hash !== snap.head) return null;
+  // The snapshot text does not hold the head's time; the head commit does.
+  state.headTimestamp = at.timestamp;
   return stepForward(store, state, record, settings);
 }
 

@@ -19,6 +19,7 @@ import type { StateView } from "../contract/stateView.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
 import type { NewContract } from "../store/Store.js";
 import { hubLedger } from "./assets/hubLedger.js";
+import { commitStamp } from "./commitStamp.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
@@ -153,7 +154,8 @@ export async function pushCommits(
       parent = c.hash;
     }
 
-    const timestamp = hub.now();
+    // One stamp for the whole push: each commit is then no earlier than the one before it.
+    const timestamp = commitStamp(hub.now, state);
     const stored: StoredCommit[] = [];
     const views: (StateView | null)[] = [];
     const wantViews = hub.bus.hasListeners(id);

@@ -10,6 +10,7 @@ import { operationsFromBody } from "../contract/operationsFromBody.js";
 import { leafOf } from "../contract/StoredCommit.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
 import { hubLedger } from "./assets/hubLedger.js";
+import { commitStamp } from "./commitStamp.js";
 import { engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
@@ -127,7 +128,7 @@ function submitLocked(
       ...hub.work.forRequest(caller),
     };
     const ctx = engineContext(hub.store, id, state.length, [], settings, {
-      timestamp: hub.now(),
+      timestamp: commitStamp(hub.now, state),
       prevalidated: true,
     });
     const { stored, delta } = await acceptCommit(state, commit, ctx);

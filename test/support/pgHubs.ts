@@ -7,7 +7,7 @@ import { buildWireCommit } from "../../src/contract/buildWireCommit.js";
 import type { WireCommit } from "../../src/contract/Commit.js";
 import { genesisData } from "../../src/contract/engine.js";
 import { generateKeyPair } from "../../src/contract/keys.js";
-import { Hub } from "../../src/hub/Hub.js";
+import { Hub, type HubOptions } from "../../src/hub/Hub.js";
 import type { Caller } from "../../src/hub/HubApi.js";
 import { type CommitRelay, relayCommits } from "../../src/store/postgres/commitRelay.js";
 import { PostgresStore } from "../../src/store/postgres/PostgresStore.js";
@@ -20,11 +20,19 @@ export interface Instance {
   close(): Promise<void>;
 }
 
-/** Opens a hub instance on `schema` of `url`; `errors` collects relay and subscription failures. */
-export async function openInstance(url: string, schema: string, errors: unknown[] = []): Promise<Instance> {
+/**
+ * Opens a hub instance on `schema` of `url`; `errors` collects relay and subscription failures;
+ * `options` are further hub options (e.g. an injected clock).
+ */
+export async function openInstance(
+  url: string,
+  schema: string,
+  errors: unknown[] = [],
+  options: Omit<HubOptions, "store" | "onError"> = {},
+): Promise<Instance> {
   const store = await PostgresStore.open({ connectionString: url, schema, poolSize: 6 });
   const onError = (err: unknown) => errors.push(err);
-  const hub = new Hub({ store, onError });
+  const hub = new Hub({ ...options, store, onError });
   // As `contract-hub start` relays: through the hub, which also announces stale proposals.
   const relay = await relayCommits(store, hub.relay, onError);
   return {

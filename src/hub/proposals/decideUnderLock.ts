@@ -5,6 +5,7 @@ import type { ContractState } from "../../contract/ContractState.js";
 import { applyDelta, decideProposal, type MissingSignature, stateView } from "../../contract/engine.js";
 import { leafOf } from "../../contract/StoredCommit.js";
 import { hubLedger } from "../assets/hubLedger.js";
+import { commitStamp } from "../commitStamp.js";
 import { engineContext } from "../engineContext.js";
 import type { HubContext } from "../HubContext.js";
 
@@ -40,7 +41,7 @@ export async function decideUnderLock(
     // The request's: its model checks, compiles and replays share one budget and are charged
     // to whoever sent it, as a commit's are.
     { ...hub.settings, assets: ledger, ...hub.work.forRequest(payer) },
-    { timestamp: hub.now(), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
+    { timestamp: commitStamp(hub.now, state), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
   );
   const decision = await decideProposal(state, commit, ctx);
   await decided();

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS } from "../../contract/limits.js";
 import { validateCommitShape } from "../../contract/validateCommitShape.js";
 import { resolveSignerKey } from "../../contract/verifySigners.js";
 import { type ProposalRecord, proposalStatus, sameSignatures } from "../../store/ProposalRecord.js";
+import { commitStamp } from "../commitStamp.js";
 import type { HubContext } from "../HubContext.js";
 import { decideUnderLock } from "./decideUnderLock.js";
 import { proposalClosed, proposalNotFound } from "./proposalErrors.js";
@@ -131,7 +132,8 @@ async function refuseUncounted(
   const keyOf = (signer: string) => resolveSignerKey(signer, state.data);
   const keys = [...new Set(Object.keys({ ...p.signatures, ...added }).map(keyOf))];
   const countable = await proposalCountable(state, proposalCommit(p), keys, {
-    timestamp: hub.now(),
+    // Judged at the time the commit would be stamped with.
+    timestamp: commitStamp(hub.now, state),
     wasm: hub.settings.wasm ?? null,
     // A wide model is judged in slices (see countableSigners).
     ...(hub.settings.tick !== undefined ? { tick: hub.settings.tick } : {}),
