@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../../src/contract/assertContractError.js";
 import type { PredicateResult, WasmRunner } from "../../src/contract/EngineContext.js";
-import { EXPLANATION_EVALUATIONS } from "../../src/contract/step.js";
+import { EXPLANATION_EVALUATIONS, TRANSITIONS_PER_TICK } from "../../src/contract/step.js";
 import { HeavyWork, workKey } from "../../src/hub/heavy/HeavyWork.js";
 import { Actor, cleanup, openHub } from "../hub-fixtures.js";
 import { candidatesOf } from "../support/engineAsserts.js";
@@ -69,7 +69,12 @@ describe("hostile load: explaining a refused commit", () => {
   after(cleanup);
 
   it("runs at most EXPLANATION_EVALUATIONS custom predicates and says the explanation was cut short", async () => {
-    const transitions = 200;
+    // The decision and then the explanation each judge every transition, and together they
+    // stay under one slice (TRANSITIONS_PER_TICK), so nothing ticks: a wide model's slices are
+    // charged (test/work-budget-replays.test.ts), and a charge seen here would be the
+    // explanation's own. Still well past the cap.
+    const transitions = Math.floor((TRANSITIONS_PER_TICK - 1) / 2);
+    assert.ok(transitions > EXPLANATION_EVALUATIONS);
     const { details, evaluations, charged } = await refusedCommit(transitions);
     // The explanation's predicate work is not charged to the work budget (its bound is the cap).
     assert.equal(charged, 0);
