@@ -517,6 +517,8 @@ test("proof queries at and past the edges, and over-long or malformed path param
     const body = res.json() as { code: string; details?: { reason?: string } };
     assert.equal(body.code, "INVALID_REQUEST");
     assert.equal(body.details?.reason, reason);
+    // An exceeded limit is named by details.limit, as every other limit (docs/api.md "Errors").
+    if (reason === "path_param_too_long") assert.equal((body.details as { limit?: number }).limit, 100);
   }
   const ok = await t.app.inject({ method: "GET", url: `/proofs/consistency?from=1&to=${size}` });
   assert.equal(ok.statusCode, 200, ok.body);

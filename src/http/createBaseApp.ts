@@ -61,7 +61,7 @@ function routerError(err: { code?: string }): ContractError {
   if (err.code === "FST_ERR_MAX_PARAM_LENGTH")
     return new ContractError("INVALID_REQUEST", "Invalid URL: a path segment is longer than 100 characters", {
       reason: "path_param_too_long",
-      max: 100,
+      limit: 100,
     });
   if (err.code === "FST_ERR_BAD_URL")
     return new ContractError("INVALID_REQUEST", "Invalid URL: the path holds a malformed percent-escape", {
