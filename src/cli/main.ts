@@ -29,7 +29,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--data-dir <dir>", "SQLite data directory (env HUB_DATA_DIR; default ./data)")
     .option("--database-url <url>", "PostgreSQL URL instead of SQLite (env HUB_DATABASE_URL)")
     .option("--no-rpc", "do not serve JSON-RPC")
-    .option("--rate-limit <n>", "requests per second per key, 0 = off (default 500)")
+    .option(
+      "--rate-limit <n>",
+      "requests per second per access key or address, 0 = off (env HUB_RATE_LIMIT; default 500)",
+    )
     .option("--no-wasm", "do not run custom WASM predicates (commits that need one get 503)")
     .option("--wasm-workers <n>", "threads for custom predicates (env HUB_WASM_WORKERS; default: one per core)")
     .option("--wasm-gas-limit <n>", "gas per custom predicate evaluation (env HUB_WASM_GAS_LIMIT; default 10000000)")
@@ -41,9 +44,18 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option("--witness-quorum <k>", "cosignatures a checkpoint needs (env HUB_WITNESS_QUORUM; default: every witness)")
-    .option("--witness-interval <ms>", "time between submissions to the witnesses (default 1000)")
-    .option("--work-budget <ms>", "expensive work per identity or address, CPU-ms a minute, 0 = off (default 5000)")
-    .option("--anonymous-sockets <n>", "anonymous WebSocket connections per address, 0 = no cap (default 100)")
+    .option(
+      "--witness-interval <ms>",
+      "time between submissions to the witnesses (env HUB_WITNESS_INTERVAL; default 1000)",
+    )
+    .option(
+      "--work-budget <ms>",
+      "expensive work per identity or address, CPU-ms a minute, 0 = off (env HUB_WORK_BUDGET; default 5000)",
+    )
+    .option(
+      "--anonymous-sockets <n>",
+      "anonymous WebSocket connections per address, 0 = no cap (env HUB_ANONYMOUS_SOCKETS; default 100)",
+    )
     .option("--headers-timeout <ms>", "time to receive a request's headers (env HUB_HEADERS_TIMEOUT; default 10000)")
     .option("--request-timeout <ms>", "time to receive a whole request (env HUB_REQUEST_TIMEOUT; default 60000)")
     .option(

@@ -105,7 +105,7 @@ test("writes need an authenticated request (-32001); signed requests reach the h
       const params = { contract_id: id, commits: [], identity: t.owner.key, role: "reader" };
       const r = (await rpc(t, call(m, params))).body as Rpc;
       assert.equal(r.error?.code, -32001, m);
-      // The same reason as the REST route and the hub give an unsigned write (docs/api.md).
+      // The reason the hub gives an unsigned write on every transport (docs/api.md).
       assert.equal(r.error?.data?.details?.reason, "unauthenticated", m);
     }
     const access = (await rpc(t, call("getAccess"))).body as Rpc;
