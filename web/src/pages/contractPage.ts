@@ -107,13 +107,48 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
     // MODEL commit they would land on other edges of the new one, so they are dropped.
     if (ctx.contract !== null && ctx.contract.model !== contract.model) ctx.marks = undefined;
     ctx.contract = contract;
-    ctx.state = contract.state;
+    // Commit events that arrived while this read was answered may have drawn a newer state.
+    if (ctx.state === null || contract.state.commit_count >= ctx.state.commit_count) ctx.state = contract.state;
     try {
       ctx.view = contract.model === null ? null : modelView(contract.model);
     } catch {
       ctx.view = null;
     }
   };
+
+  /**
+   * Queues `update` unless one queued here has not started yet; a call meanwhile folds into that
+   * one. A push of hundreds of commits is hundreds of events: each panel then has at most one
+   * refresh running and one waiting (which reads the newest state when it starts), instead of
+   * one full refresh per commit queued behind a slow answer.
+   */
+  const folded = (update: () => Promise<void>) => {
+    let waiting = false;
+    return () => {
+      if (waiting) return;
+      waiting = true;
+      ctx.enqueue(() => {
+        waiting = false;
+        return update();
+      });
+    };
+  };
+  /** Set by a MODEL or RULE commit: the next catch-up reads the contract (its model and rules) again. */
+  let reloadContract = false;
+  const catchUp = folded(async () => {
+    if (reloadContract) {
+      reloadContract = false;
+      try {
+        await loadContract();
+      } catch (err) {
+        reloadContract = true; // the next catch-up tries again
+        throw err;
+      }
+      drawAll();
+    }
+    await refreshAll();
+  });
+  const proposalsCatchUp = folded(() => proposals.refresh());
 
   ctx.enqueue(async () => {
     try {
@@ -131,20 +166,14 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
       id,
       ctx.state!.commit_count,
       (n) => {
-        // The event carries the new state: redraw at once, then catch the rest up in order.
+        // The event carries the new state: redraw at once, then catch the panels up.
         ctx.state = n.state as StateView;
         drawAll();
-        const method = n.commit.method;
-        ctx.enqueue(async () => {
-          if (method === "model" || method === "rule") {
-            await loadContract();
-            drawAll();
-          }
-          await refreshAll();
-        });
+        if (n.commit.method === "model" || n.commit.method === "rule") reloadContract = true;
+        catchUp();
       },
       setLive,
-      () => ctx.enqueue(() => proposals.refresh()),
+      proposalsCatchUp,
     );
   });
 
