@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { verifyStore } from "../src/cli/verify/verifyStore.js";
+import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { acceptCommit, buildCommit, replayLog } from "../src/contract/engine.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import { Hub } from "../src/hub/Hub.js";
@@ -86,6 +87,40 @@ describe("commit timestamps never go backwards", () => {
     const signed = await hub.signProposal(t.signers[1]!.caller, t.id, p.hash, { signatures: t.signature(1, p.hash) });
     assert.equal(signed.commit?.timestamp, 3_000_000);
     assert.deepEqual(await timestamps(store, t.id), [3_000_000, 3_000_000]);
+  });
+
+  it("refuses a before() deadline on a clock behind once a commit was stamped past it", async () => {
+    const { store } = await openStore();
+    closers.push(() => store.close());
+    const deadline = 1_700_000_100;
+    const clock = { t: deadline - 1_000 };
+    const hub = hubOn(store, clock);
+    const w = new Writer();
+    const model = `model D {
+      initial open
+      open -> open [+NOTE]
+      open -> closed [+CLOSE +before(/terms/deadline.datetime)]
+      closed -> closed []
+    }`;
+    const state = { "/terms/deadline.datetime": new Date(deadline * 1000).toISOString() };
+    await hub.createContract(w.caller, { contract_id: "deadline", model, rules: [], state });
+    const { head } = await hub.getState(w.caller, "deadline");
+    clock.t = deadline + 100;
+    const note = buildCommit("deadline", head, actionOp("NOTE"));
+    assert.equal((await hub.submitCommit(w.caller, "deadline", { commit: note })).result.timestamp, deadline + 100);
+    // The clock steps back before the deadline: the contract's time does not.
+    clock.t = deadline - 50;
+    const close = buildCommit("deadline", note.hash, actionOp("CLOSE"));
+    const refused = await assertContractErrorAsync(
+      () => hub.submitCommit(w.caller, "deadline", { commit: close }),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    const candidates = refused.candidates as { to: string; failed: { property: string; kind: string }[] }[];
+    assert.deepEqual(candidates.find((c) => c.to === "closed")?.failed, [
+      { property: "+before(/terms/deadline.datetime)", kind: "missing" },
+    ]);
+    assert.equal((await hub.getState(w.caller, "deadline")).head, note.hash);
   });
 
   it("keeps the floor after a restart, whether the state is replayed or loaded from a snapshot", async () => {
