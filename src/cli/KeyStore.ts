@@ -3,7 +3,8 @@
  * `{name, seed, public_key}`, readable by its owner only (files 0600, directory 0700).
  * Location: `$CONTRACT_HUB_HOME/keys`, else `~/.config/contract-hub/keys`.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ContractError } from "../contract/ContractError.js";
@@ -48,18 +49,30 @@ export class KeyStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     chmodSync(this.dir, 0o700);
     const file = this.#file(name);
-    if (existsSync(file)) {
-      throw new ContractError("CONFLICT", `A key named ${JSON.stringify(name)} already exists in ${this.dir}`, {
-        reason: "key_exists",
-        name,
-      });
-    }
+    if (existsSync(file)) throw keyExists(name, this.dir);
     const pair = generateKeyPair();
     const key = { name, seed: pair.seed, publicKey: encodeHex(pair.publicKey) };
-    // Written to a private temp file, then renamed: a key file never exists half-written or readable by others.
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(toJson(key), null, 2)}\n`, { mode: 0o600, flag: "wx" });
-    renameSync(tmp, file);
+    // Written to a private temp file of this run, then linked into place: a key file never
+    // exists half-written or readable by others, and a link (unlike a rename) never replaces
+    // a file, so of two keygens of one name at once the second is refused instead of
+    // silently replacing the key the first one printed (and that may already be registered).
+    const text = `${JSON.stringify(toJson(key), null, 2)}\n`;
+    const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+    writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") throw keyExists(name, this.dir);
+      // A file system without hard links: an exclusive create is as safe against replacing.
+      try {
+        writeFileSync(file, text, { mode: 0o600, flag: "wx" });
+      } catch (again) {
+        if ((again as NodeJS.ErrnoException).code === "EEXIST") throw keyExists(name, this.dir);
+        throw again;
+      }
+    } finally {
+      rmSync(tmp, { force: true });
+    }
     return key;
   }
 
@@ -154,6 +167,14 @@ export class KeyStore {
   #file(name: string): string {
     return join(this.dir, `${name}.json`);
   }
+}
+
+/** The refusal of a taken key name (docs/cli.md: CONFLICT, exit 1). */
+function keyExists(name: string, dir: string): ContractError {
+  return new ContractError("CONFLICT", `A key named ${JSON.stringify(name)} already exists in ${dir}`, {
+    reason: "key_exists",
+    name,
+  });
 }
 
 function toJson(k: StoredKey): { name: string; seed: string; public_key: string } {

@@ -25,8 +25,12 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     const ahead = local.length - origin.length;
     let behind: number | null = null;
     let hubHead: string | null = null;
+    // The hub this run reports: the one it asked (--hub overrides the remembered one for the
+    // run), else, offline, the remembered one.
+    let asked = wc.config.hub;
     if (!opts.offline) {
-      const hub = await clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc))
+      asked = hubUrl(cli, opts.hub, wc);
+      const hub = await clientFor(asked, readingKey(cli, opts.key, wc))
         .getState(id)
         .catch((err: unknown) => {
           if (!isContractError(err, "UNAVAILABLE")) throw err;
@@ -40,7 +44,7 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     }
     const doc = {
       contract_id: id,
-      hub: wc.config.hub,
+      hub: asked,
       key: wc.config.key ?? null,
       root: wc.root,
       head: state.head,
@@ -53,7 +57,7 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
       hub_head: hubHead,
     };
     report(cli, doc, () => [
-      `Contract ${id} at ${wc.config.hub}`,
+      `Contract ${id} at ${asked}`,
       `Head     ${shortHash(state.head)} (${count(state.length, "commit")})`,
       `State    ${view.current_state || "(no model)"}`,
       ...(view.valid_actions.length === 0

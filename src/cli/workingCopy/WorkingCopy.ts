@@ -13,6 +13,7 @@ import { ContractError } from "../../contract/ContractError.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { UsageError } from "../cliContext.js";
+import { writeFileAtomic } from "../writeFileAtomic.js";
 
 export const WORKING_DIR = ".contract";
 
@@ -369,7 +370,5 @@ function processRuns(pid: number): boolean {
 
 /** Writes JSON through a temp file and a rename, so a crash never leaves half a file. */
 function writeAtomic(file: string, value: unknown): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
-  renameSync(tmp, file);
+  writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }

@@ -7,7 +7,7 @@
  * only when all three hold. A rollback or a fork stops
  * the command (exit 1) with the hub, both sizes and the failed check.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkHubLog, type PinnedLogKey, type VerifiedCheckpoint } from "../../client/checkHubLog.js";
 import type { HubClient } from "../../client/HubClient.js";
@@ -15,6 +15,7 @@ import { ContractError } from "../../contract/ContractError.js";
 import { isLowerHex } from "../../contract/hex.js";
 import { parseWitnessVerifierKey } from "../../tlog/cosignature.js";
 import { UsageError } from "../cliContext.js";
+import { writeFileAtomic } from "../writeFileAtomic.js";
 import type { WorkingCopy } from "./WorkingCopy.js";
 
 /** `.contract/log.json`. */
@@ -53,9 +54,7 @@ function wellFormed(s: HubLogState): boolean {
 }
 
 function write(wc: WorkingCopy, state: HubLogState): void {
-  const tmp = `${file(wc)}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
-  renameSync(tmp, file(wc));
+  writeFileAtomic(file(wc), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 /** `--witness <verifier key>` (repeatable) and `--witness-quorum <k>` of `init` and `clone`. */
