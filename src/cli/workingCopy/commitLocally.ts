@@ -14,7 +14,7 @@ import { shortHash } from "../hashPrefix.js";
 import { KeyStore } from "../KeyStore.js";
 import { stateLine } from "../nextActions.js";
 import { clientFor, readingKey, writingKey } from "./hubAccess.js";
-import { acceptNext, nowSeconds, stateOf } from "./localLog.js";
+import { acceptNext, localStamp, stateOf } from "./localLog.js";
 import { withProposeHint } from "./proposeHint.js";
 import { WorkingCopy } from "./WorkingCopy.js";
 
@@ -61,7 +61,7 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
   );
   let stored: StoredCommit;
   try {
-    stored = await acceptNext(state, log, commit, nowSeconds());
+    stored = await acceptNext(state, log, commit, localStamp(state));
   } catch (err) {
     const hinted = await withProposeHint(err, state, log, commit);
     if (!isContractError(hinted, "VALIDATION_FAILED")) throw hinted;

@@ -30,6 +30,16 @@ export function nowSeconds(): number {
 }
 
 /**
+ * The time a local commit after `state` is judged at: as the hub stamps it, this machine's
+ * clock but never before the head's time (docs/protocol.md, "Commit timestamps"). A head the
+ * hub stamped by a clock ahead of this one would otherwise let a commit pass a `before`
+ * deadline here that the hub refuses on push.
+ */
+export function localStamp(state: ContractState): number {
+  return Math.max(nowSeconds(), state.headTimestamp);
+}
+
+/**
  * Validates `commit` as the next commit after `log` (whose state is `state`), moving `state`
  * forward and appending the stored form to `log`. Throws the engine's ContractError.
  */

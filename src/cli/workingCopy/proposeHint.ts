@@ -8,7 +8,7 @@ import { ContractError, isContractError } from "../../contract/ContractError.js"
 import type { ContractState } from "../../contract/ContractState.js";
 import { decideProposal } from "../../contract/engine.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { nowSeconds } from "./localLog.js";
+import { localStamp } from "./localLog.js";
 
 /** `err` with a hint to propose when the commit is valid except for co-signers' signatures; else `err` unchanged. */
 export async function withProposeHint(
@@ -20,7 +20,7 @@ export async function withProposeHint(
   if (!isContractError(err, "VALIDATION_FAILED") || err.details?.reason !== "no_transition") return err;
   const byHash = new Map(log.map((c) => [c.hash, c.index]));
   const decision = await decideProposal(state, commit, {
-    timestamp: nowSeconds(),
+    timestamp: localStamp(state),
     readLog: () => log,
     commitIndex: (hash) => byHash.get(hash) ?? null,
   }).catch(() => null);
