@@ -3,7 +3,9 @@
  * hub: during a push of several hundred commits, each of the page's requests (per endpoint) has at
  * most one in flight, a panel's refresh held by the hub leaves at most one more queued behind it
  * (the events arriving meanwhile fold into that one, instead of one full refresh per commit), and
- * the page ends at the pushed head. Without /usr/bin/chromium the suite is skipped, except under CI.
+ * the page ends at the pushed head. The contract list asks the state of the rows on screen only,
+ * and not again for a contract whose head has not moved. Without /usr/bin/chromium the suite is
+ * skipped, except under CI.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -182,5 +184,57 @@ describe("explorer's load on the hub while commits stream in", { skip: skipWitho
       assert.ok(added <= 3, `${rest}: ${added} requests for ${PUSHED + 1} commits`);
     }
     assert.equal(after[path("/log")]!.total - before[path("/log")]!.total, 3);
+  });
+
+  it("reads the list's states for the rows on screen only, and not again for a head that has not moved", async () => {
+    for (let i = 0; i < 30; i++) await owner.createContract({ state: { "/n.text": String(i) } });
+    const listed = ((await owner.listContracts({ limit: 50 })).contracts as { contract_id: string }[]).map(
+      (c) => c.contract_id,
+    );
+    assert.ok(listed.length > 30);
+    const stateRequests = async () => {
+      const counts = await page.evaluate(() => (globalThis as unknown as { __requests: Counts }).__requests);
+      return Object.fromEntries(
+        listed.map((id) => [id, counts[`/contracts/${id}/state`] ?? { open: 0, max: 0, total: 0 }]),
+      );
+    };
+    /** Every state request asked has been answered and shown (the list asks only while some are). */
+    const settled = () =>
+      page.waitForFunction(() =>
+        Object.entries((globalThis as unknown as { __requests: Counts }).__requests).every(
+          ([path, c]) => !path.endsWith("/state") || c.open === 0,
+        ),
+      );
+    await page.setViewportSize({ width: 1280, height: 500 });
+    await page.goto(`${servers.restUrl}/#/`);
+    const first = page.locator(`tr[data-contract="${listed[0]}"] td.state`);
+    const last = page.locator(`tr[data-contract="${listed.at(-1)}"] td.state`);
+    await page.locator(`tr[data-contract="${listed[0]}"] td.state:not(:text-is("…"))`).waitFor();
+    await settled();
+    let asked = await stateRequests();
+    assert.equal(asked[listed[0]!]!.total, 1);
+    assert.equal(asked[listed.at(-1)!]!.total, 0, "a row far below the screen is not asked about");
+    assert.equal(await last.textContent(), "…");
+    assert.ok(Object.values(asked).filter((c) => c.total > 0).length < listed.length);
+
+    await last.scrollIntoViewIfNeeded();
+    await page.locator(`tr[data-contract="${listed.at(-1)}"] td.state:not(:text-is("…"))`).waitFor();
+    await settled();
+    asked = await stateRequests();
+    assert.equal(asked[listed.at(-1)!]!.total, 1);
+
+    // To a contract and back: the rows read before are filled at once and asked about no more.
+    await page.goto(`${servers.restUrl}/#/c/${listed[0]}`);
+    await page.locator("#log tbody tr").first().waitFor();
+    await page.goto(`${servers.restUrl}/#/`);
+    await page.locator(`tr[data-contract="${listed[0]}"]`).waitFor();
+    assert.notEqual(await first.textContent(), "…");
+    await settled();
+    const again = await stateRequests();
+    for (const id of listed) {
+      assert.ok(again[id]!.total <= 1, `${id} asked ${again[id]!.total} times`);
+      if (asked[id]!.total === 1) assert.equal(again[id]!.total, 1);
+    }
+    await page.setViewportSize({ width: 1280, height: 1000 });
   });
 });

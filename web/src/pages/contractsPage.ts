@@ -1,7 +1,7 @@
 /**
  * `#/`: the contracts a visitor may see (`GET /contracts`, paged), and a search by id. Each
- * row shows the full contract id and owner key, and its current state, filled in as each
- * contract's `GET /contracts/:id/state` answers.
+ * row shows the full contract id and owner key, and its current state: read with
+ * `GET /contracts/:id/state` once the row is on screen, and kept by head for the next visit.
  */
 import { ApiError, get } from "../api.js";
 import { h, mount, scrollTable, when } from "../dom.js";
@@ -98,28 +98,85 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
         ),
     nav,
   );
-  void fillStates(
-    rows,
-    page.contracts.map((c) => c.contract_id),
-  );
+  fillStates(rows, page.contracts);
 }
 
-/** Fills each row's state cell, a few requests at a time so a full page does not flood the hub. */
-async function fillStates(rows: HTMLElement[], ids: string[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < ids.length) {
-      const i = next++;
-      const cell = rows[i]?.querySelector("td.state");
-      if (!cell) continue;
-      try {
-        const st = await get<{ current_state: string }>(`/contracts/${encodeURIComponent(ids[i]!)}/state`);
-        cell.textContent = st.current_state || "(no model)";
-        cell.setAttribute("data-state", st.current_state);
-      } catch {
-        cell.textContent = "?";
+/**
+ * Current states already read, by contract id and head: a head fixes the state (a change of
+ * model or rules is a commit too), so a row whose head has not moved since is filled from here,
+ * and coming back to the list asks nothing again for it. Bounded; the oldest entries go first.
+ */
+const statesByHead = new Map<string, string>();
+const STATES_KEPT = 2000;
+
+function remember(id: string, head: string, state: string): void {
+  const key = `${id} ${head}`;
+  statesByHead.delete(key);
+  statesByHead.set(key, state);
+  if (statesByHead.size > STATES_KEPT) statesByHead.delete(statesByHead.keys().next().value!);
+}
+
+function show(cell: Element, state: string): void {
+  cell.textContent = state || "(no model)";
+  cell.setAttribute("data-state", state);
+}
+
+/** Rows this far below (or above) the screen are read before they come into view. */
+const AHEAD = "200px";
+
+/**
+ * Fills each row's state cell: from `statesByHead` when its head is known, otherwise with a
+ * `GET /contracts/:id/state` once the row is on (or near) the screen, a few at a time. A page of
+ * 50 contracts of which a visitor sees ten asks about ten, not 50.
+ */
+function fillStates(rows: HTMLElement[], contracts: Summary[]): void {
+  const queue: number[] = [];
+  let running = 0;
+  const work = async () => {
+    running++;
+    try {
+      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
+        const cell = rows[i]!.querySelector("td.state");
+        // The visitor has moved on: this list is gone, and so is the need to ask.
+        if (!cell || !rows[i]!.isConnected) continue;
+        const c = contracts[i]!;
+        try {
+          const st = await get<{ current_state: string; head: string }>(
+            `/contracts/${encodeURIComponent(c.contract_id)}/state`,
+          );
+          remember(c.contract_id, st.head, st.current_state);
+          show(cell, st.current_state);
+        } catch {
+          cell.textContent = "?";
+        }
       }
+    } finally {
+      running--;
     }
   };
-  await Promise.all(Array.from({ length: 4 }, worker));
+  const ask = (i: number) => {
+    queue.push(i);
+    if (running < 4) void work();
+  };
+  const observer =
+    typeof IntersectionObserver === "function"
+      ? new IntersectionObserver(
+          (entries) => {
+            for (const e of entries) {
+              if (!e.isIntersecting) continue;
+              observer!.unobserve(e.target);
+              ask(rows.indexOf(e.target as HTMLElement));
+            }
+          },
+          { rootMargin: `${AHEAD} 0px` },
+        )
+      : null;
+  rows.forEach((row, i) => {
+    const c = contracts[i]!;
+    const known = statesByHead.get(`${c.contract_id} ${c.head}`);
+    const cell = row.querySelector("td.state");
+    if (known !== undefined && cell) show(cell, known);
+    else if (observer) observer.observe(row);
+    else ask(i);
+  });
 }
