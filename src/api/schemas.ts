@@ -38,7 +38,8 @@ export const ConsistencyQuery = Type.Object({
 });
 export const PullQuery = Type.Object({
   since: Type.Optional(Hash),
-  limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  // At least 1: a pull of none could only say has_more with nothing to continue from.
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type PullQuery = Static<typeof PullQuery>;
 

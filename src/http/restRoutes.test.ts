@@ -157,6 +157,12 @@ describe("REST routes over a real hub", () => {
     assert.deepEqual((some.commits as { parent: string }[]).map((x) => x.parent)[0], head);
     assert.equal((some.commits as unknown[]).length, 2);
     assert.equal(some.has_more, true);
+    // A pull of none would answer has_more: true with no commit to continue from, and a
+    // client paging until has_more is false would never end: the limit is at least 1.
+    const none = await t.app.inject({ url: `/contracts/${c}/pull?limit=0` });
+    assert.equal(none.statusCode, 400);
+    assert.equal(json(none.body).code, "INVALID_REQUEST");
+    assert.equal((json(none.body).details as { field?: string }).field, "querystring/limit");
     const missing = await t.app.inject({ url: "/contracts/missing/pull" });
     assert.equal(missing.statusCode, 404);
   });
