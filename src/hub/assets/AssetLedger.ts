@@ -100,7 +100,7 @@ export class AssetLedger implements AssetHooks {
   }
 
   private async send(from: string, commitHash: string, v: SendValue): Promise<void> {
-    // Order of docs/api.md: -32020 (checked with the shape), -32021, -32025, -32022, -32023, -32024.
+    // Order of docs/assets.md ("Checks and codes, in order"): -32020 (checked with the shape), -32021, -32025, -32022, -32023, -32024.
     if (!(await this.exists(from)))
       assetReject("SEND", `sender contract ${from} not found`, -32021, "sender_not_found");
     if (!(await this.exists(v.to_contract))) {

@@ -6,7 +6,7 @@ import { AssetLedger } from "./AssetLedger.js";
 /**
  * The asset ledger of one hub write to contract `id` by `caller`. REPOST sources are read
  * with the caller's read access, so a private source the caller may not read answers like a
- * missing one (-32010, docs/api.md: no probing); the contract's own values come from
+ * missing one (-32010, docs/assets.md: no probing); the contract's own values come from
  * `own()`, its state as validated so far (a push's earlier commits included).
  */
 export function hubLedger(
