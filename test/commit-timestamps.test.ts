@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { verifyStore } from "../src/cli/verify/verifyStore.js";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import { signCommit } from "../src/contract/commitHash.js";
 import { acceptCommit, buildCommit, replayLog } from "../src/contract/engine.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import { Hub } from "../src/hub/Hub.js";
@@ -121,6 +122,43 @@ describe("commit timestamps never go backwards", () => {
       { property: "+before(/terms/deadline.datetime)", kind: "missing" },
     ]);
     assert.equal((await hub.getState(w.caller, "deadline")).head, note.hash);
+  });
+
+  it("shows a proposal's missing signatures judged at the time its commit would be stamped with", async () => {
+    const { store } = await openStore();
+    closers.push(() => store.close());
+    const start = 1_700_000_100;
+    const clock = { t: start - 1_000 };
+    const hub = hubOn(store, clock);
+    const [a, b] = [new Writer(), new Writer()];
+    const model = `model S {
+      initial open
+      open -> open [+NOTE]
+      open -> closed [+CLOSE +after(/terms/start.datetime) +signed_by(/users/a.id) +signed_by(/users/b.id)]
+      closed -> closed []
+    }`;
+    const state = {
+      "/terms/start.datetime": new Date(start * 1000).toISOString(),
+      "/users/a.id": a.key,
+      "/users/b.id": b.key,
+    };
+    await hub.createContract(a.caller, { contract_id: "start", model, rules: [], state });
+    const { head } = await hub.getState(a.caller, "start");
+    clock.t = start + 100;
+    const note = buildCommit("start", head, actionOp("NOTE"));
+    await hub.submitCommit(a.caller, "start", { commit: note });
+    clock.t = start - 50;
+    const close = buildCommit("start", note.hash, actionOp("CLOSE"));
+    close.head.signatures = { "/users/a.id": signCommit(close.hash, a.seed) };
+    const want = [{ predicate: "+signed_by(/users/b.id)", signers: ["/users/b.id"], needed: 1 }];
+    const proposed = await hub.propose(a.caller, "start", { commit: close });
+    assert.equal(proposed.created, true);
+    assert.deepEqual(proposed.proposal.missing, want);
+    assert.deepEqual((await hub.getProposal(a.caller, "start", close.hash)).proposal.missing, want);
+    const signed = await hub.signProposal(b.caller, "start", close.hash, {
+      signatures: { "/users/b.id": signCommit(close.hash, b.seed) },
+    });
+    assert.equal(signed.commit?.timestamp, start + 100);
   });
 
   it("keeps the floor after a restart, whether the state is replayed or loaded from a snapshot", async () => {

@@ -5,6 +5,7 @@ import { type MissingSignature, proposalMissing } from "../../contract/engine.js
 import { IDENTITY_PREFIX } from "../../contract/hex.js";
 import { resolveSignerKey } from "../../contract/verifySigners.js";
 import { type ProposalRecord, proposalStatus } from "../../store/ProposalRecord.js";
+import { commitStamp } from "../commitStamp.js";
 import type { EngineSettings } from "../engineContext.js";
 
 /** The push-format commit a proposal stands for, with the signatures collected so far. */
@@ -33,7 +34,8 @@ export async function proposalView(
     missing =
       known ??
       (await proposalMissing(state, proposalCommit(p), signers, {
-        timestamp: now,
+        // Judged at the time its commit would be stamped with, as its completion is.
+        timestamp: commitStamp(() => now, state),
         wasm: settings.wasm ?? null,
         ...(settings.tick !== undefined ? { tick: settings.tick } : {}),
       }));
