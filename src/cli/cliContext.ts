@@ -36,6 +36,14 @@ export interface Cli {
 /** A command line that cannot be acted on (exit 2). */
 export class UsageError extends Error {
   override name = "UsageError";
+
+  /** What a script may match on, printed as `details` of the --json error document. */
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
 }
 
 /** Builds the command's surroundings from its Io (defaults: the real process). */
@@ -80,7 +88,8 @@ export async function runCommand(
     return (await body(cli)) ?? EXIT_OK;
   } catch (err) {
     if (err instanceof UsageError) {
-      if (cli.json) io.out(`${JSON.stringify({ error: err.message, code: "USAGE" }, null, 2)}\n`);
+      const doc = { error: err.message, code: "USAGE", ...(err.details === undefined ? {} : { details: err.details }) };
+      if (cli.json) io.out(`${JSON.stringify(doc, null, 2)}\n`);
       io.err(`contract-hub ${name}: ${err.message}`);
       return EXIT_USAGE;
     }

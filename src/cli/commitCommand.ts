@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { basename, extname, resolve } from "node:path";
+import { basename, extname } from "node:path";
 import type { Operation } from "../contract/Commit.js";
 import { MODEL_PATH, pathExtension } from "../contract/pathTypes.js";
 import { parseModel, parseRule } from "../lang/parser.js";
@@ -7,6 +6,7 @@ import { type Cli, runCommand, UsageError } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { parsedIn } from "./parsedIn.js";
+import { readUserFile } from "./readUserFile.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { resolveIdentity } from "./workingCopy/identities.js";
 
@@ -83,9 +83,5 @@ function postValue(cli: Cli, path: string, text: string): unknown {
 }
 
 function readText(cli: Cli, file: string): string {
-  try {
-    return readFileSync(resolve(cli.cwd, file), "utf8");
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-  }
+  return readUserFile(cli.cwd, file).toString("utf8");
 }

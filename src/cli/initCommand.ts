@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pullAll } from "../client/sync.js";
 import { buildWireCommit } from "../contract/buildWireCommit.js";
@@ -12,6 +11,7 @@ import type { Io } from "./Io.js";
 import { KeyStore } from "./KeyStore.js";
 import { stateLine } from "./nextActions.js";
 import { parsedIn } from "./parsedIn.js";
+import { readUserFile } from "./readUserFile.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWitnessesFirst, checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
@@ -100,13 +100,7 @@ function genesisInput(
   }
   if (opts.model === undefined) throw new UsageError("pass --template NAME or --model FILE");
   if ((opts.param ?? []).length > 0) throw new UsageError("--param needs --template");
-  const read = (file: string) => {
-    try {
-      return readFileSync(resolve(cli.cwd, file), "utf8");
-    } catch (err) {
-      throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-    }
-  };
+  const read = (file: string) => readUserFile(cli.cwd, file).toString("utf8");
   const state: Record<string, unknown> = {};
   for (const [role, value] of assignments(opts.party, "--party")) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(role)) throw new UsageError(`invalid party role ${JSON.stringify(role)}`);

@@ -82,9 +82,9 @@ describe("model check errors", () => {
     assert.equal(r.code, 1);
     assert.match(r.err, /\bX\b/);
   });
-  test("missing file", async () => {
+  test("missing file: a usage error", async () => {
     const r = await run("model", "check", join(dir, "absent.modality"), "true");
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2);
     assert.notEqual(r.err, "");
   });
 });
@@ -111,10 +111,10 @@ describe("model check --json on a failure prints the error document", () => {
     assert.equal(r.code, 1);
     assert.deepEqual([doc(r.out).details.reason, doc(r.out).details.kind], ["formula_error", "NON_MONOTONE"]);
   });
-  test("a missing file is INVALID_REQUEST unreadable_file", async () => {
+  test("a missing file is USAGE unreadable_file, exit 2", async () => {
     const r = await run("model", "check", join(dir, "absent.modality"), "true", "--json");
-    assert.equal(r.code, 1);
-    assert.deepEqual([doc(r.out).code, doc(r.out).details.reason], ["INVALID_REQUEST", "unreadable_file"]);
+    assert.equal(r.code, 2);
+    assert.deepEqual([doc(r.out).code, doc(r.out).details.reason], ["USAGE", "unreadable_file"]);
   });
   test("model parse --json does the same", async () => {
     const bad = file("bad-parse.modality", "model M {\n  a => b\n}\n");
@@ -122,7 +122,7 @@ describe("model check --json on a failure prints the error document", () => {
     assert.equal(r.code, 1);
     assert.deepEqual([doc(r.out).details.reason, doc(r.out).details.line], ["parse_error", 2]);
     const missing = await run("model", "parse", join(dir, "absent.modality"), "--json");
-    assert.equal(missing.code, 1);
+    assert.equal(missing.code, 2);
     assert.equal(doc(missing.out).details.reason, "unreadable_file");
   });
 });

@@ -7,11 +7,15 @@ import { stateSetToList } from "../lang/evaluate.js";
 import { labelText } from "../lang/graph.js";
 import { compileModel, type Lts } from "../lang/Lts.js";
 import { ParseError, parseFormula, parseModel } from "../lang/parser.js";
-import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 import { reportModelFailure } from "./modelFailure.js";
 
-/** Reads, parses and compiles a model file; reports errors as `file:line:col: message` and returns null. */
-export async function loadModelFile(file: string, io: Io, command: string, json?: boolean): Promise<Lts | null> {
+/**
+ * Reads, parses and compiles a model file; reports errors as `file:line:col: message` and
+ * returns the exit code: 2 for a file that cannot be read (a usage error, as for every command
+ * that reads a file the user names, docs/cli.md), 1 for a model that is rejected.
+ */
+export async function loadModelFile(file: string, io: Io, command: string, json?: boolean): Promise<Lts | number> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -22,9 +26,9 @@ export async function loadModelFile(file: string, io: Io, command: string, json?
       json,
       `${command}: cannot read ${file}: ${why}`,
       { reason: "unreadable_file", file },
-      "INVALID_REQUEST",
+      "USAGE",
     );
-    return null;
+    return EXIT_USAGE;
   }
   try {
     return compileModel(parseModel(text));
@@ -33,13 +37,13 @@ export async function loadModelFile(file: string, io: Io, command: string, json?
     if (error instanceof ParseError) {
       const details = { reason: "parse_error", file, line: error.line, column: error.column };
       reportModelFailure(io, json, `${file}:${error.message}`, details);
-      return null;
+      return EXIT_FAILED;
     }
     if (error instanceof ModelError) {
       const at = error.line === undefined ? {} : { line: error.line, column: error.column };
       const text = error.line === undefined ? `${file}: ${error.message}` : `${file}:${error.message}`;
       reportModelFailure(io, json, text, { reason: "model_error", file, ...at });
-      return null;
+      return EXIT_FAILED;
     }
     throw error;
   }
@@ -64,7 +68,8 @@ export function counterexampleJson(lts: Lts, cx: Counterexample, qualified = tru
 
 /**
  * `contract-hub model check <model-file> <formula> [--json]`: exit 0 when the formula holds at
- * every part's initial state, 1 when it does not or when the model or formula is rejected.
+ * every part's initial state, 1 when it does not or when the model or formula is rejected, 2
+ * when the file cannot be read.
  */
 export async function modelCheckCommand(
   file: string,
@@ -73,7 +78,7 @@ export async function modelCheckCommand(
   io: Io,
 ): Promise<number> {
   const lts = await loadModelFile(file, io, "model check", opts.json);
-  if (!lts) return EXIT_FAILED;
+  if (typeof lts === "number") return lts;
   let formula: Formula;
   try {
     formula = parseFormula(formulaText);

@@ -11,7 +11,7 @@ export function reportModelFailure(
   json: boolean | undefined,
   message: string,
   details: Record<string, unknown>,
-  code: ErrorCode = "VALIDATION_FAILED",
+  code: ErrorCode | "USAGE" = "VALIDATION_FAILED",
 ): void {
   io.err(message);
   if (json) io.out(JSON.stringify({ error: message, code, details }, null, 2));

@@ -72,10 +72,10 @@ describe("contract-hub model parse", () => {
     assert.ok(io.stderr.startsWith(`${path}:3:6: expected `), io.stderr);
   });
 
-  test("a missing file exits 1", async () => {
+  test("a missing file exits 2 (a usage error)", async () => {
     const io = capture();
     const code = await main(["model", "parse", join(dir, "absent.modality")], io);
-    assert.equal(code, 1);
+    assert.equal(code, 2);
     assert.ok(io.stderr.includes("absent.modality"));
   });
 

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { ModelDecl, SourceFile } from "../lang/ast.js";
 import { ParseError, parseSource } from "../lang/parser.js";
 import { printSource } from "../lang/printer.js";
-import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 import { reportModelFailure } from "./modelFailure.js";
 
 function plural(n: number, word: string): string {
@@ -42,8 +42,9 @@ export async function modelParseCommand(file: string, opts: { json?: boolean }, 
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     const details = { reason: "unreadable_file", file };
-    reportModelFailure(io, opts.json, `model parse: cannot read ${file}: ${why}`, details, "INVALID_REQUEST");
-    return EXIT_FAILED;
+    // A file the user named that cannot be read is a usage error (exit 2), as in every command.
+    reportModelFailure(io, opts.json, `model parse: cannot read ${file}: ${why}`, details, "USAGE");
+    return EXIT_USAGE;
   }
   let source: SourceFile;
   try {

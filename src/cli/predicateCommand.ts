@@ -4,12 +4,11 @@
  * backstop) and prints `{valid, gas_used, errors}`; `deploy` commits the module at
  * `/_code/custom/<name>.wasm` in a working copy, validated locally like any commit.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { DEFAULT_GAS_LIMIT, type WasmPredicateInput } from "../predicates/wasm/WasmPredicateRunner.js";
 import { createWasmRunner } from "../predicates/wasmRunner.js";
 import { type Cli, runCommand, UsageError } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
+import { readUserFile } from "./readUserFile.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 
 export interface PredicateTestFlags {
@@ -75,11 +74,7 @@ export function predicateDeployCommand(name: string, file: string, opts: CommitF
 }
 
 function readBytes(cli: Cli, file: string): Uint8Array {
-  try {
-    return readFileSync(resolve(cli.cwd, file));
-  } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
-  }
+  return readUserFile(cli.cwd, file);
 }
 
 function readText(cli: Cli, file: string): string {
