@@ -7,6 +7,7 @@ import { type Cli, report, runCommand, UsageError } from "./cliContext.js";
 import { count } from "./count.js";
 import { EXIT_FAILED, EXIT_OK, type Io } from "./Io.js";
 import { listContractIds, sqlitePath } from "./verify/contractIds.js";
+import { throwStorageFault } from "./verify/throwStorageFault.js";
 import { type ContractReport, verifyStore } from "./verify/verifyStore.js";
 import { type TreeReport, verifyTree } from "./verify/verifyTree.js";
 import { verifyWorkingCopy } from "./verify/verifyWorkingCopy.js";
@@ -49,9 +50,22 @@ export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
     if (!opts.databaseUrl && !existsSync(sqlitePath(dataDir))) {
       throw new UsageError(`no hub store in ${dataDir} (expected ${sqlitePath(dataDir)})`);
     }
-    const ids = await listContractIds({ dataDir, databaseUrl: opts.databaseUrl ?? null });
+    try {
+      return await verifyStoreAt(cli, dataDir, opts.databaseUrl ?? null);
+    } catch (err) {
+      // PostgreSQL ended the connection (or cannot be reached): the storage error, exit 1.
+      throwStorageFault(err);
+      throw err;
+    }
+  });
+}
+
+/** The hub's fsck over the store at `dataDir` or `databaseUrl`. */
+async function verifyStoreAt(cli: Cli, dataDir: string, databaseUrl: string | null): Promise<number> {
+  {
+    const ids = await listContractIds({ dataDir, databaseUrl });
     // Reports a commit without a leaf instead of giving it one: verify changes nothing it checks.
-    const store = await openStore({ dataDir, databaseUrl: opts.databaseUrl ?? null, repairLeaves: false });
+    const store = await openStore({ dataDir, databaseUrl, repairLeaves: false });
     let reports: ContractReport[];
     let tree: TreeReport;
     try {
@@ -80,7 +94,7 @@ export function verifyCommand(opts: VerifyFlags, io: Io): Promise<number> {
           : `${reports.length} contract(s) verified; the log tree is damaged`,
     );
     return ok ? EXIT_OK : EXIT_FAILED;
-  });
+  }
 }
 
 async function verifyHere(cli: Cli, opts: VerifyFlags): Promise<number> {

@@ -17,6 +17,7 @@ import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { SNAPSHOT_FORMAT, snapshotDigest, snapshotText } from "../../contract/stateSnapshot.js";
 import { localWasmRunner } from "../../predicates/wasmRunner.js";
 import type { StateSnapshot, Store } from "../../store/Store.js";
+import { throwStorageFault } from "./throwStorageFault.js";
 
 /** The first damage found in a contract. */
 export interface Damage {
@@ -171,10 +172,13 @@ async function readAll(
     for await (const c of store.readCommits(id, 0, length)) commits.push(c);
     return { commits };
   } catch (err) {
+    // A database that went away (its connection ended) damaged nothing: verify stops on it.
+    throwStorageFault(err);
     for (let i = commits.length; i < length; i++) {
       try {
         if ((await store.getCommitAt(id, i)) === null) return { damage: { index: i, message: "commit row missing" } };
       } catch (rowErr) {
+        throwStorageFault(rowErr);
         return { damage: { index: i, message: `commit row cannot be read: ${(rowErr as Error).message}` } };
       }
     }

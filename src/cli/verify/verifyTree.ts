@@ -9,6 +9,7 @@ import type { Store } from "../../store/Store.js";
 import { storedNodes } from "../../store/treeNodes.js";
 import { appendNodes, leafHash, nodeKey } from "../../tlog/merkle.js";
 import { frontierAfter } from "../../tlog/proofs.js";
+import { throwStorageFault } from "./throwStorageFault.js";
 
 export interface TreeReport {
   ok: boolean;
@@ -34,6 +35,7 @@ export async function verifyTree(store: Store, ids: readonly string[]): Promise<
         leaves[c.leafIndex] = c.hash;
       }
     } catch (err) {
+      throwStorageFault(err);
       return damaged(leaves.length, null, `cannot read the commits of ${id}: ${(err as Error).message}`);
     }
   }
@@ -52,6 +54,7 @@ export async function verifyTree(store: Store, ids: readonly string[]): Promise<
     try {
       found = await store.readTreeNodes(stored);
     } catch (err) {
+      throwStorageFault(err);
       return damaged(size, null, (err as Error).message);
     }
     for (const n of stored) {
