@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 import { pullAll } from "../client/sync.js";
 import { buildWireCommit } from "../contract/buildWireCommit.js";
+import { ContractError, isContractError } from "../contract/ContractError.js";
 import { acceptGenesis, genesisData, stateView } from "../contract/engine.js";
 import { parseModel, parseRule } from "../lang/parser.js";
 import { instantiateTemplate } from "../templates/instantiateTemplate.js";
@@ -48,10 +49,19 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     const client = clientFor(url, key);
     const pinned = await fetchLogKey(client, opts);
     await checkWitnessesFirst(client, pinned);
-    await client.push(id, [genesis]);
-    const { commits } = await pullAll(client, id);
-    const { log, state: contract } = await acceptPulled(id, [], commits);
-    const wc = WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, log);
+    let created = false;
+    let wc: WorkingCopy;
+    let contract: Awaited<ReturnType<typeof acceptPulled>>["state"];
+    try {
+      await client.push(id, [genesis]);
+      created = true;
+      const { commits } = await pullAll(client, id);
+      const pulled = await acceptPulled(id, [], commits);
+      contract = pulled.state;
+      wc = WorkingCopy.create(root, { hub: url, contract_id: id, key: key.name }, pulled.log);
+    } catch (err) {
+      throw orphanNamed(err, { id, url, root, created });
+    }
     await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(contract);
     const unkeyed = model === null ? [] : unkeyedSigners(parseModel(model), state);
@@ -67,6 +77,28 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w}`);
     return undefined;
   });
+}
+
+/**
+ * The error of an init that stopped once the hub had (or may have) created the contract:
+ * without its id the user could neither find it nor make a working copy of it, and running
+ * init again makes a second one. Names it (`details.contract_id`) and the clone that finishes
+ * the job (`details.clone`). A push the hub refused created nothing and is passed on as is.
+ */
+function orphanNamed(err: unknown, at: { id: string; url: string; root: string; created: boolean }): unknown {
+  const e = isContractError(err)
+    ? err
+    : new ContractError("INTERNAL", err instanceof Error ? err.message : String(err));
+  // A refusal the hub answered (not an answer lost on the way) means nothing was created.
+  if (!at.created && !["UNAVAILABLE", "UPSTREAM_ERROR", "INTERNAL"].includes(e.code)) return err;
+  const clone = `contract-hub clone ${at.url}/${at.id} ${at.root}`;
+  const what = at.created ? "was created on the hub" : "may have been created on the hub";
+  return new ContractError(
+    e.code,
+    `${e.message}; contract ${at.id} ${what}, but no working copy was made: ${clone}`,
+    { ...e.details, contract_id: at.id, clone, hint: `To make the working copy: ${clone}` },
+    { cause: err },
+  );
 }
 
 function genesisInput(
