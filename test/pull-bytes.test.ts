@@ -50,7 +50,6 @@ describe("streamed pull bytes", () => {
 
   const queries = (): { since?: string; limit?: number }[] => [
     {},
-    { limit: 0 },
     { limit: 1 },
     { limit: 1502 },
     { limit: 5000 },
