@@ -6,10 +6,7 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { buildCommit } from "../src/contract/engine.js";
-import { Hub } from "../src/hub/Hub.js";
 import { ANONYMOUS, type CommitEvent } from "../src/hub/HubApi.js";
-import { relayCommits } from "../src/store/postgres/commitRelay.js";
-import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { testDatabase } from "./support/pg.js";
 import { type Instance, openInstance, Writer } from "./support/pgHubs.js";
 import { actionOp, createTreasury } from "./support/treasury.js";
@@ -174,19 +171,9 @@ describe("PostgreSQL: events across instances", { timeout: 120_000 }, () => {
     const schema = db.freshSchema();
     const a = await openInstance(db.url, schema);
     // b has a single pool connection, which the test holds while b catches up.
-    const store = await PostgresStore.open({ connectionString: db.url, schema, poolSize: 1 });
-    const hub = new Hub({ store, onError: (err) => errors.push(err) });
-    const relay = await relayCommits(store, hub.relay, (err) => errors.push(err));
-    open.push(a, {
-      hub,
-      store,
-      relay,
-      close: async () => {
-        await relay.close();
-        await hub.close();
-        await store.close();
-      },
-    });
+    const b = await openInstance(db.url, schema, errors, {}, 1);
+    open.push(a, b);
+    const { hub, store, relay } = b;
     const w = new Writer();
     const id = "ev6";
     await a.hub.push(w.caller, id, { commits: [w.genesis(id)] });

@@ -22,15 +22,16 @@ export interface Instance {
 
 /**
  * Opens a hub instance on `schema` of `url`; `errors` collects relay and subscription failures;
- * `options` are further hub options (e.g. an injected clock).
+ * `options` are further hub options (e.g. an injected clock); `poolSize` its store's connections.
  */
 export async function openInstance(
   url: string,
   schema: string,
   errors: unknown[] = [],
   options: Omit<HubOptions, "store" | "onError"> = {},
+  poolSize = 6,
 ): Promise<Instance> {
-  const store = await PostgresStore.open({ connectionString: url, schema, poolSize: 6 });
+  const store = await PostgresStore.open({ connectionString: url, schema, poolSize });
   const onError = (err: unknown) => errors.push(err);
   const hub = new Hub({ ...options, store, onError });
   // As `contract-hub start` relays: through the hub, which also announces stale proposals.
