@@ -13,20 +13,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { AccessRegistry } from "../src/auth/AccessRegistry.js";
-import { Authenticator } from "../src/auth/Authenticator.js";
 import { proposalSignatures } from "../src/client/proposalSignatures.js";
 import { signedSubmitBody } from "../src/client/signedCommits.js";
 import type { ContractError } from "../src/contract/ContractError.js";
 import { buildCommit } from "../src/contract/engine.js";
-import { type RunningServers, startServers } from "../src/http/startServers.js";
-import { Hub } from "../src/hub/Hub.js";
-import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { hubOperations } from "../src/synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
 import { checkCosignatureLine } from "./support/cosignatureReference.js";
-import { ARTIFACTS, launch, prepare, skipWithoutChromium } from "./support/explorerBrowser.js";
+import {
+  ARTIFACTS,
+  type ExplorerHub,
+  launch,
+  prepare,
+  skipWithoutChromium,
+  startExplorerHub,
+} from "./support/explorerBrowser.js";
 import { killAllHubs } from "./support/hubProcess.js";
 import { startWitnessedHub, type WitnessedHub } from "./support/witnessedHub.js";
 import { killAllWitnesses } from "./support/witnessProcess.js";
@@ -205,38 +207,23 @@ describe("explorer in a real browser", { skip }, () => {
 });
 
 describe("explorer templates and synthesis in a real browser", { skip }, () => {
-  let dir: string;
-  let store: SqliteStore;
-  let hub: Hub;
-  let servers: RunningServers;
+  let servers: ExplorerHub;
   let browser: Browser;
   let page: Page;
 
   before(async () => {
     prepare();
-    dir = mkdtempSync(join(tmpdir(), "explorer-templates-"));
-    store = await SqliteStore.open({ dataDir: dir });
     // No language-model key: the pattern synthesizer answers, and nothing is stored.
-    hub = new Hub({ store, templates: TEMPLATE_CATALOGUE, synthesis: hubOperations({}) });
-    servers = await startServers(
-      {
-        hub,
-        authenticator: new Authenticator({ store }),
-        registry: new AccessRegistry({ store }),
-        rateLimit: 0,
-        logger: false,
-      },
-      { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
-    );
+    servers = await startExplorerHub("explorer-templates", {
+      templates: TEMPLATE_CATALOGUE,
+      synthesis: hubOperations({}),
+    });
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   });
   after(async () => {
     await browser?.close();
     await servers?.close();
-    await hub?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("shows the template catalogue and draws a template's model with its rules checked", async () => {

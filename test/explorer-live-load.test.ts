@@ -8,20 +8,12 @@
  * skipped, except under CI.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { AccessRegistry } from "../src/auth/AccessRegistry.js";
-import { Authenticator } from "../src/auth/Authenticator.js";
 import { HubClient } from "../src/client/HubClient.js";
 import { signedWireCommit } from "../src/client/signedCommits.js";
 import { generateKeyPair } from "../src/contract/keys.js";
-import { type RunningServers, startServers } from "../src/http/startServers.js";
-import { Hub } from "../src/hub/Hub.js";
-import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
-import { launch, prepare, skipWithoutChromium } from "./support/explorerBrowser.js";
+import { type ExplorerHub, launch, prepare, skipWithoutChromium, startExplorerHub } from "./support/explorerBrowser.js";
 
 const PUSHED = 400;
 
@@ -69,29 +61,14 @@ function countRequestsInPage(): void {
 type Counts = Record<string, { open: number; max: number; total: number }>;
 
 describe("explorer's load on the hub while commits stream in", { skip: skipWithoutChromium }, () => {
-  let dir: string;
-  let store: SqliteStore;
-  let hub: Hub;
-  let servers: RunningServers;
+  let servers: ExplorerHub;
   let browser: Browser;
   let page: Page;
   let owner: HubClient;
 
   before(async () => {
     prepare();
-    dir = mkdtempSync(join(tmpdir(), "explorer-live-load-"));
-    store = await SqliteStore.open({ dataDir: dir });
-    hub = new Hub({ store });
-    servers = await startServers(
-      {
-        hub,
-        authenticator: new Authenticator({ store }),
-        registry: new AccessRegistry({ store }),
-        rateLimit: 0,
-        logger: false,
-      },
-      { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
-    );
+    servers = await startExplorerHub("explorer-live-load");
     const identity = generateKeyPair();
     const access = generateKeyPair();
     const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
@@ -104,9 +81,6 @@ describe("explorer's load on the hub while commits stream in", { skip: skipWitho
   after(async () => {
     await browser?.close();
     await servers?.close();
-    await hub?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("folds a push's commit events into one queued refresh per panel and ends at the pushed head", async () => {

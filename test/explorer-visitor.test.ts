@@ -7,34 +7,31 @@
  * scrolls sideways. Without /usr/bin/chromium the suite is skipped, except under CI.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page, Route, WebSocketRoute } from "playwright-core";
-import { AccessRegistry } from "../src/auth/AccessRegistry.js";
-import { Authenticator } from "../src/auth/Authenticator.js";
 import { HubClient } from "../src/client/HubClient.js";
 import { proposalSignatures } from "../src/client/proposalSignatures.js";
 import { signedWireCommit } from "../src/client/signedCommits.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
-import { type RunningServers, startServers } from "../src/http/startServers.js";
-import { Hub } from "../src/hub/Hub.js";
-import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { hubOperations } from "../src/synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../src/templates/templateCatalogue.js";
-import { ARTIFACTS, launch, prepare, skipWithoutChromium } from "./support/explorerBrowser.js";
+import {
+  ARTIFACTS,
+  type ExplorerHub,
+  launch,
+  prepare,
+  skipWithoutChromium,
+  startExplorerHub,
+} from "./support/explorerBrowser.js";
 
 /** Markup that would run or render if any value reached the page as HTML. */
 const HOSTILE = `<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>&amp;`;
 const MODEL = "model M {\n  initial a\n  a -> a []\n  a -> b [+GO]\n}";
 
 describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium }, () => {
-  let dir: string;
-  let store: SqliteStore;
-  let hub: Hub;
-  let servers: RunningServers;
+  let servers: ExplorerHub;
   let browser: Browser;
   let page: Page;
   let shown: string;
@@ -48,19 +45,10 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
 
   before(async () => {
     prepare();
-    dir = mkdtempSync(join(tmpdir(), "explorer-visitor-"));
-    store = await SqliteStore.open({ dataDir: dir });
-    hub = new Hub({ store, templates: TEMPLATE_CATALOGUE, synthesis: hubOperations({}) });
-    servers = await startServers(
-      {
-        hub,
-        authenticator: new Authenticator({ store }),
-        registry: new AccessRegistry({ store }),
-        rateLimit: 0,
-        logger: false,
-      },
-      { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: false },
-    );
+    servers = await startExplorerHub("explorer-visitor", {
+      templates: TEMPLATE_CATALOGUE,
+      synthesis: hubOperations({}),
+    });
     const identity = generateKeyPair();
     const access = generateKeyPair();
     const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
@@ -91,9 +79,6 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
   after(async () => {
     await browser?.close();
     await servers?.close();
-    await hub?.close();
-    await store?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("shows values carrying markup as text: nothing from a contract renders or runs", async () => {
