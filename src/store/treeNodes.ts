@@ -9,6 +9,19 @@ import { ContractError } from "../contract/ContractError.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import { leafHash, type NodeId, nodeKey } from "../tlog/merkle.js";
 
+/**
+ * The commits stored before the tree existed, in the order the hub received them, which is
+ * the order they get their leaves. A commit's stored time approximates its receipt, but a
+ * hub older than the floor at the parent's time (docs/protocol.md, "Commit timestamps")
+ * stamped a commit earlier than its parent when its clock stepped back; the commit was still
+ * received after its parent. So a commit counts at the latest time of its contract's log up
+ * to it, and each contract's commits keep their log order. SQLite and PostgreSQL alike.
+ */
+export const UNNUMBERED_IN_RECEIPT_ORDER = `SELECT contract_id, idx, hash FROM (
+    SELECT contract_id, idx, hash, MAX(timestamp) OVER (PARTITION BY contract_id ORDER BY idx) AS received
+      FROM commits WHERE leaf_index IS NULL
+  ) AS unnumbered ORDER BY received, contract_id, idx`;
+
 /** A `tlog_nodes` row. */
 export interface TreeNodeRow {
   level: number;

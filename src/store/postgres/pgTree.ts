@@ -9,7 +9,15 @@ import type pg from "pg";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
-import { leafHashesOf, leafRow, nodeMap, splitLeaves, storedNodes, type TreeNodeRow } from "../treeNodes.js";
+import {
+  leafHashesOf,
+  leafRow,
+  nodeMap,
+  splitLeaves,
+  storedNodes,
+  type TreeNodeRow,
+  UNNUMBERED_IN_RECEIPT_ORDER,
+} from "../treeNodes.js";
 
 type Queryable = Pick<pg.PoolClient, "query">;
 
@@ -58,7 +66,7 @@ export async function backfillPgLeaves(client: pg.PoolClient): Promise<void> {
   try {
     await client.query("SELECT size FROM tlog_size WHERE id = 1 FOR UPDATE");
     const { rows } = await client.query<{ contract_id: string; idx: number; hash: string }>(
-      "SELECT contract_id, idx, hash FROM commits WHERE leaf_index IS NULL ORDER BY timestamp, contract_id, idx",
+      UNNUMBERED_IN_RECEIPT_ORDER,
     );
     if (rows.length > 0) {
       const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);

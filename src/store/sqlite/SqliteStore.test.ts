@@ -115,6 +115,37 @@ describe("SqliteStore", () => {
     await reopened.close();
   });
 
+  it("migration 3 keeps each contract's commits in log order when their stored times step back", async () => {
+    // Before commit times were floored at the parent's, a hub whose clock stepped back (NTP)
+    // stamped a commit earlier than its parent: its receipt came after the parent's all the same.
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    const a = testChain("a", 3);
+    const b = testChain("b", 2);
+    await store.appendCommits("a", null, a, contract());
+    await store.appendCommits("b", null, b, contract());
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec(`${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
+    // a: 100, 102, 90 (stepped back); b: 95, 101.
+    const stamp = db.prepare("UPDATE commits SET timestamp = ? WHERE contract_id = ? AND idx = ?");
+    for (const [id, idx, t] of [
+      ["a", 0, 100],
+      ["a", 1, 102],
+      ["a", 2, 90],
+      ["b", 0, 95],
+      ["b", 1, 101],
+    ] as const) {
+      stamp.run(1_700_000_000 + t, id, idx);
+    }
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    const leaves = await Promise.all([...a, ...b].map(async (c) => (await reopened.findLeaf(c.hash))!.leafIndex));
+    // a's third commit was received no earlier than its second (102): after b's second (101).
+    assert.deepEqual(leaves, [1, 3, 4, 0, 2]);
+    await reopened.close();
+  });
+
   it("upgrades a schema-4 database to commits stored once: version 5 joins wire bytes, version 10 empties them, pulls keep every byte", async () => {
     const dir = tempDir();
     const store = await SqliteStore.open({ dataDir: dir });

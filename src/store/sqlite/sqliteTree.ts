@@ -7,7 +7,15 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierAfter, frontierOf } from "../../tlog/proofs.js";
-import { leafHashesOf, leafRow, nodeMap, splitLeaves, storedNodes, type TreeNodeRow } from "../treeNodes.js";
+import {
+  leafHashesOf,
+  leafRow,
+  nodeMap,
+  splitLeaves,
+  storedNodes,
+  type TreeNodeRow,
+  UNNUMBERED_IN_RECEIPT_ORDER,
+} from "../treeNodes.js";
 import type Database from "./Database.js";
 
 type Sql = (text: string) => Database.Statement;
@@ -95,12 +103,11 @@ export function appendSqliteLeaves(
 
 /**
  * Gives leaves to commits stored before the tree existed (an older data directory), in
- * receipt order; each contract's commits keep their order. Runs once, at open.
+ * receipt order (UNNUMBERED_IN_RECEIPT_ORDER); each contract's commits keep their order.
+ * Runs once, at open.
  */
 export function backfillSqliteLeaves(db: Database.Database, sql: Sql): void {
-  const rows = sql(
-    "SELECT contract_id, idx, hash FROM commits WHERE leaf_index IS NULL ORDER BY timestamp, contract_id, idx",
-  ).all() as { contract_id: string; idx: number; hash: string }[];
+  const rows = sql(UNNUMBERED_IN_RECEIPT_ORDER).all() as { contract_id: string; idx: number; hash: string }[];
   if (rows.length === 0) return;
   db.transaction(() => {
     const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);
