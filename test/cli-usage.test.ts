@@ -157,6 +157,27 @@ describe("usage errors (exit 2)", () => {
     });
   }
 
+  it("init with a --param or --party name given twice: the later one is not silently taken", async () => {
+    // A template contract cannot change its parties later: a buyer typed twice (the second by
+    // mistake) must not become a contract with the other key as the buyer.
+    const { home, root } = setup("alice", "bob", "carol");
+    writeFileSync(join(root, "m.model"), "model m {\n  initial a\n  a -> a []\n}\n");
+    const c = capture(home, root);
+    for (const [args, option, name] of [
+      [
+        ["--template", "escrow", "--param", "buyer=alice", "--param", "seller=bob", "--param", "buyer=carol"],
+        "--param",
+        "buyer",
+      ],
+      [["--model", "m.model", "--party", "buyer=alice", "--party", "buyer=bob"], "--party", "buyer"],
+    ] as const) {
+      const r = await run(c, ["init", "--hub", DEAD_HUB, "--key", "alice", "--json", ...args]);
+      assert.equal(r.code, 2, JSON.stringify(r.doc));
+      assert.equal(r.doc.code, "USAGE");
+      assert.deepEqual(r.doc.details, { reason: "repeated_name", option, name });
+    }
+  });
+
   it("verify of a store with --remote or --hub, which only a working copy's check uses", async () => {
     const { home, root } = setup("alice");
     const dataDir = join(root, "hub-data");

@@ -16,12 +16,26 @@ export function resolveIdentity(keys: KeyStore, text: string, what: string): str
   }
 }
 
-/** Splits repeated `name=value` flags; a usage error names the flag when `=` is missing. */
+/**
+ * Splits repeated `name=value` flags; a usage error names the flag when `=` is missing, and
+ * the name when it is given twice (`repeated_name`): taking the later value would silently
+ * drop the other, and a contract's parties and terms cannot be changed once it is created.
+ */
 export function assignments(list: readonly string[] | undefined, flag: string): Array<[string, string]> {
+  const seen = new Set<string>();
   return (list ?? []).map((item) => {
     const at = item.indexOf("=");
     if (at <= 0) throw new UsageError(`${flag} expects name=value, got ${JSON.stringify(item)}`);
-    return [item.slice(0, at), item.slice(at + 1)];
+    const name = item.slice(0, at);
+    if (seen.has(name)) {
+      throw new UsageError(`${flag} ${name} is given twice; give each name once`, {
+        reason: "repeated_name",
+        option: flag,
+        name,
+      });
+    }
+    seen.add(name);
+    return [name, item.slice(at + 1)];
   });
 }
 
