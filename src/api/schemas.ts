@@ -28,6 +28,12 @@ export const PageQuery = Type.Object({
   offset: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type PageQuery = Static<typeof PageQuery>;
+/** `GET /contracts`: a page, and `include=state` for each listed contract's current state (docs/api.md). */
+export const ListContractsQuery = Type.Object({
+  include: Type.Optional(Type.String({ description: "state: each listed contract's current state as well" })),
+  ...PageQuery.properties,
+});
+export type ListContractsQuery = Static<typeof ListContractsQuery>;
 export const InclusionQuery = Type.Object({
   hash: Hash,
   size: Type.Optional(Type.Integer({ minimum: 1 })),

@@ -7,7 +7,14 @@
  */
 
 import type { IncomingSendsResult, ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
-import type { CreateContractBody, GrantBody, PageQuery, PullQuery, SubmitCommitBody } from "../api/schemas.js";
+import type {
+  CreateContractBody,
+  GrantBody,
+  ListContractsQuery,
+  PageQuery,
+  PullQuery,
+  SubmitCommitBody,
+} from "../api/schemas.js";
 import { registrationBody, revocationBody, signRequest } from "../auth/signRequest.js";
 import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
@@ -68,8 +75,8 @@ export class HubClient {
   health(): Promise<{ status: string; version: string }> {
     return this.get("/health");
   }
-  /** `GET /contracts`. */
-  listContracts(q: PageQuery = {}): Promise<{ contracts: unknown[]; total: number }> {
+  /** `GET /contracts` (`include: "state"` adds each contract's current state). */
+  listContracts(q: ListContractsQuery = {}): Promise<{ contracts: unknown[]; total: number }> {
     return this.get("/contracts", q);
   }
   /** `POST /contracts`. */

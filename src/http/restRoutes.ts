@@ -86,7 +86,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     url: "/contracts",
     summary: "Contracts visible to the caller",
     auth: "optional",
-    schema: { querystring: S.PageQuery, response: S.Responses.contracts },
+    schema: { querystring: S.ListContractsQuery, response: S.Responses.contracts },
     run: ({ hub, caller, query }) => hub.listContracts(caller, query),
   }),
   route({

@@ -44,8 +44,8 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   getHealth: rpcMethod({ params: None, run: ({ hub }) => hub.health() }),
   getVersion: rpcMethod({ params: None, run: ({ version }) => version }),
   listContracts: rpcMethod({
-    params: S.PageQuery,
-    run: ({ hub, caller }, { limit, offset }) => hub.listContracts(caller, { limit, offset }),
+    params: S.ListContractsQuery,
+    run: ({ hub, caller }, { include, limit, offset }) => hub.listContracts(caller, { include, limit, offset }),
   }),
   createContract: rpcMethod({
     params: S.CreateContractBody,

@@ -3,6 +3,7 @@ import type { CommitEvent, ProposalView, PullResult, StateView, SubmitCommitResu
 import type {
   CreateContractBody,
   GrantBody,
+  ListContractsQuery,
   PageQuery,
   PullQuery,
   PushBody,
@@ -37,7 +38,8 @@ import { HubContext } from "./HubContext.js";
 import { HeavyWork } from "./heavy/HeavyWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
-import { nonNegativeInteger, pageQuery } from "./pageQuery.js";
+import { listContracts } from "./listContracts.js";
+import { nonNegativeInteger } from "./pageQuery.js";
 import { announceExpired, announceOpen, announceRelayed, StaleAnnouncer } from "./proposals/announceProposalChanges.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
 import { getProposal, listProposals } from "./proposals/readProposals.js";
@@ -242,20 +244,8 @@ export class Hub implements HubApi {
 
   // ---- contracts ----------------------------------------------------------------------
 
-  async listContracts(caller: Caller, q: PageQuery) {
-    const { limit, offset } = pageQuery(q);
-    const { contracts, total } = await this.store.listContracts({ identity: caller.identity, limit, offset });
-    return {
-      contracts: contracts.map((c) => ({
-        contract_id: c.id,
-        owner: IDENTITY_PREFIX + c.owner,
-        created_at: c.createdAt,
-        head: c.head,
-        commit_count: c.length,
-        private: c.private,
-      })),
-      total,
-    };
+  listContracts(caller: Caller, q: ListContractsQuery) {
+    return listContracts(this.ctx, caller, q);
   }
 
   createContract(caller: Caller, body: CreateContractBody): Promise<{ contract_id: string; created_at: number }> {

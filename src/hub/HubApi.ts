@@ -19,6 +19,7 @@ import type {
 import type {
   CreateContractBody,
   GrantBody,
+  ListContractsQuery,
   PageQuery,
   PullQuery,
   PushBody,
@@ -43,7 +44,8 @@ export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
 export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
-  listContracts(caller: Caller, q: PageQuery): Promise<{ contracts: unknown[]; total: number }>;
+  /** `include: "state"` adds each listed contract's `state: {current_state, current_states}` (docs/api.md). */
+  listContracts(caller: Caller, q: ListContractsQuery): Promise<{ contracts: unknown[]; total: number }>;
   createContract(caller: Caller, body: CreateContractBody): Promise<{ contract_id: string; created_at: number }>;
   getContract(
     caller: Caller,

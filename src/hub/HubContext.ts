@@ -100,20 +100,22 @@ export class HubContext implements HubParts {
    * newest stored snapshot stepped forward through the commits after it; or a trusted replay
    * of the store (which then stores a snapshot, so the next cold load is short).
    */
-  async stateOf(record: ContractRecord): Promise<ContractState> {
+  async stateOf(record: ContractRecord, tick?: () => Promise<void>): Promise<ContractState> {
     const cached = this.cache.get(record.id);
     if (cached !== undefined && cached.head === record.head) return cached;
     const key = `${record.id}@${record.head}`;
     let pending = this.loading.get(key);
     if (pending === undefined) {
+      // `tick`: the slices of a load a caller pays for (the default yields, charged to nobody).
+      const settings = tick === undefined ? this.settings : { ...this.settings, tick };
       const behind = cached !== undefined && cached.length < record.length ? cached : undefined;
       const replay = async () => {
-        const state = await replayStored(this.store, record, this.settings);
+        const state = await replayStored(this.store, record, settings);
         if (this.snapshotEvery > 0 && state.length >= this.snapshotEvery) this.saveSnapshot(state);
         return state;
       };
-      const cold = async () => (await this.snapshotLoad(record)) ?? replay();
-      pending = (behind ? stepForward(this.store, behind, record, this.settings).catch(replay) : cold())
+      const cold = async () => (await this.snapshotLoad(record, settings)) ?? replay();
+      pending = (behind ? stepForward(this.store, behind, record, settings).catch(replay) : cold())
         .then((state) => replayReachesHead(record, state))
         .finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
@@ -124,10 +126,10 @@ export class HubContext implements HubParts {
   }
 
   /** The state from the contract's snapshot and tail, or null (none usable, or its tail did not follow: replay). */
-  private async snapshotLoad(record: ContractRecord): Promise<ContractState | null> {
+  private async snapshotLoad(record: ContractRecord, settings: EngineSettings): Promise<ContractState | null> {
     if (this.snapshotEvery === 0) return null;
     try {
-      return await loadFromSnapshot(this.store, record, this.settings);
+      return await loadFromSnapshot(this.store, record, settings);
     } catch (err) {
       if (err instanceof Error && err.name === "WorkStopped") throw err;
       return null;
@@ -167,12 +169,25 @@ export class HubContext implements HubParts {
     return this.accessTo(caller, record, mode);
   }
 
-  /** As `access`, for a record the operation already read (one read of the contract row per request). */
-  async accessTo(caller: Caller, record: ContractRecord, mode: "read" | "write"): Promise<Loaded> {
+  /** True when the state at `record`'s head is in memory: reading it loads nothing. */
+  holdsState(record: ContractRecord): boolean {
+    return this.cache.get(record.id)?.head === record.head;
+  }
+
+  /**
+   * As `access`, for a record the operation already read (one read of the contract row per
+   * request); `tick` as for `stateOf`.
+   */
+  async accessTo(
+    caller: Caller,
+    record: ContractRecord,
+    mode: "read" | "write",
+    tick?: () => Promise<void>,
+  ): Promise<Loaded> {
     if (mode === "write" && caller.identity === null) {
       throw new ContractError("UNAUTHORIZED", "Authentication is required to write", { reason: "unauthenticated" });
     }
-    const state = await this.stateOf(record);
+    const state = await this.stateOf(record, tick);
     // The owner may do all a grant allows, so their grant (if any) decides nothing: not read.
     const grant =
       caller.identity === null || caller.identity === record.owner
