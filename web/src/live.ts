@@ -2,8 +2,11 @@
  * Live updates over the hub's WebSocket (docs/api.md): `subscribe {contract_id, since}`
  * and `commit` notifications. After a dropped connection it subscribes again from the next
  * index it has not seen, so the page misses nothing and sees nothing twice; proposals, which
- * are not replayed, are read again after every subscription.
+ * are not replayed, are read again after every subscription. The next attempt waits as
+ * reconnectDelay decides: longer after each failure in a row, never less than a refusal's
+ * retry hint.
  */
+import { reconnectDelay } from "./reconnectDelay.js";
 
 export interface CommitNotice {
   contract_id: string;
@@ -13,18 +16,32 @@ export interface CommitNotice {
 
 export type LiveStatus = "connecting" | "live" | "offline";
 
-/** Subscribes from index `since`; returns a function that stops it. */
+/**
+ * Subscribes from index `since`; returns a function that stops it. `onStatus` is told
+ * "offline" with the milliseconds until the next attempt.
+ */
 export function subscribeCommits(
   contractId: string,
   since: number,
   onCommit: (n: CommitNotice) => void,
-  onStatus: (s: LiveStatus) => void,
+  onStatus: (s: LiveStatus, retryInMs?: number) => void,
   onProposal?: () => void,
 ): () => void {
   let next = since;
   let socket: WebSocket | null = null;
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  /** Attempts that failed since the last subscription the hub accepted. */
+  let failures = 0;
+
+  const retryLater = (refusal?: unknown) => {
+    if (stopped) return;
+    failures++;
+    const ms = reconnectDelay(failures, refusal, Math.random());
+    retry = setTimeout(connect, ms);
+    // Told after the timer is set, so a stop from inside onStatus clears it.
+    onStatus("offline", ms);
+  };
 
   const connect = () => {
     onStatus("connecting");
@@ -32,7 +49,7 @@ export function subscribeCommits(
     const ws = new WebSocket(url);
     socket = ws;
     ws.onmessage = (ev) => {
-      let msg: { method?: string; id?: number; result?: unknown; error?: unknown; params?: CommitNotice };
+      let msg: { method?: string; id?: number | null; result?: unknown; error?: unknown; params?: CommitNotice };
       try {
         msg = JSON.parse(String(ev.data));
       } catch {
@@ -47,19 +64,22 @@ export function subscribeCommits(
             params: { contract_id: contractId, since: next },
           }),
         );
+      } else if (msg.error && (msg.id === 1 || msg.id === null)) {
+        // Refused (the rate limit, the work budget a replay counts against, a storage fault):
+        // the socket would sit open and silent, so close it and try again on a new one, no
+        // sooner than the hub's hint. The rate limit refuses a frame before reading it, so its
+        // answer has id null; the subscribe is the only request this socket sends.
+        ws.onmessage = null;
+        ws.onclose = null;
+        ws.close();
+        retryLater(msg.error);
       } else if (msg.id === 1) {
-        if (msg.error) {
-          // Refused (the rate limit, the work budget a replay counts against, a hub shutting down):
-          // the socket would sit open and silent, so close it; onclose tries again on a new one.
-          onStatus("offline");
-          ws.close();
-        } else {
-          onStatus("live");
-          // Missed commits are replayed from `since`; proposal events are not. Proposals made
-          // before this subscription (while the page loaded, or the connection was down) are
-          // caught up by reading them again.
-          onProposal?.();
-        }
+        failures = 0;
+        onStatus("live");
+        // Missed commits are replayed from `since`; proposal events are not. Proposals made
+        // before this subscription (while the page loaded, or the connection was down) are
+        // caught up by reading them again.
+        onProposal?.();
       } else if (msg.method === "proposal") {
         onProposal?.();
       } else if (msg.method === "commit" && msg.params && msg.params.commit.index >= next) {
@@ -67,11 +87,7 @@ export function subscribeCommits(
         onCommit(msg.params);
       }
     };
-    ws.onclose = () => {
-      if (stopped) return;
-      onStatus("offline");
-      retry = setTimeout(connect, 2000);
-    };
+    ws.onclose = () => retryLater();
   };
   connect();
   return () => {
