@@ -126,6 +126,7 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   const checkBudget = pick(flags.checkBudget, "HUB_CHECK_BUDGET");
   const witnessSpecs = flags.witness ?? (env.HUB_WITNESSES ?? "").split(/\s+/).filter(Boolean);
   const witnesses = witnessSpecs.map(witnessSpec);
+  distinctWitnesses(witnesses, flags.witness !== undefined ? "--witness" : "HUB_WITNESSES");
   const quorum = pick(flags.witnessQuorum, "HUB_WITNESS_QUORUM");
   const witnessInterval = pick(flags.witnessInterval, "HUB_WITNESS_INTERVAL");
   if (quorum && witnesses.length === 0) throw new ConfigError("--witness-quorum needs at least one --witness");
@@ -168,6 +169,23 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
       ? integer(snapshotEvery, 0, 1_000_000_000, "--snapshot-every")
       : DEFAULT_CONFIG.snapshotEvery,
   };
+}
+
+/**
+ * Witnesses are counted by key: one witness given twice (two addresses, or one line pasted
+ * twice) would answer both submissions, and its two cosignatures would count as two.
+ */
+function distinctWitnesses(witnesses: readonly { key: WitnessKey }[], source: string): void {
+  const seen = new Set<string>();
+  for (const { key } of witnesses) {
+    const hex = key.publicKey.toString("hex");
+    if (seen.has(hex)) {
+      throw new ConfigError(
+        `Invalid ${source}: the witness key of ${key.name} is given twice; a witness counts once towards the quorum`,
+      );
+    }
+    seen.add(hex);
+  }
 }
 
 /** `<witness verifier key>@<url>`: the key (name+id+base64, which holds no "@") and the witness's address. */

@@ -100,6 +100,9 @@ export class CosignedCheckpoints {
     if (!(Number.isInteger(policy.quorum) && policy.quorum >= 1 && policy.quorum <= policy.witnesses.length)) {
       throw new RangeError(`witness quorum ${policy.quorum} is not between 1 and ${policy.witnesses.length}`);
     }
+    // Counted by key: one witness given twice would answer both submissions and count twice.
+    const keys = new Set(policy.witnesses.map((w) => w.key.publicKey.toString("hex")));
+    if (keys.size !== policy.witnesses.length) throw new RangeError("a witness key is given twice");
     this.#policy = policy;
     this.#parts = parts;
     this.#onError = onError;
