@@ -94,6 +94,30 @@ export function assetCases(fresh: () => Promise<Store>): void {
     assert.equal(await store.getSend(a[1]!.hash), null);
   });
 
+  it("reads one asset by its key and a holder's balances of one asset id (the ledger's point reads)", async () => {
+    const store = await fresh();
+    const { b, send } = await issueAndSend(store);
+    const more = testChain("b", 1, b[0]!.hash, 1);
+    await store.appendCommits("b", b[0]!.hash, more, {
+      assetEffects: [
+        { kind: "create", issuer: "b", assetId: "tok", quantity: 5, divisibility: 1, commitHash: more[0]!.hash },
+        { kind: "create", issuer: "b", assetId: "other", quantity: 7, divisibility: 1, commitHash: more[0]!.hash },
+        { kind: "recv", sendCommitHash: send, recvCommitHash: more[0]!.hash, contractId: "b" },
+      ],
+    });
+    assert.deepEqual(await store.getAsset("a", "tok"), { issuer: "a", assetId: "tok", quantity: 100, divisibility: 1 });
+    assert.equal(await store.getAsset("b", "missing"), null);
+    assert.equal(await store.getAsset("nobody", "tok"), null);
+    assert.deepEqual(await store.getBalancesNamed("b", "tok"), [
+      { issuer: "a", assetId: "tok", amount: 30 },
+      { issuer: "b", assetId: "tok", amount: 5 },
+    ]);
+    assert.deepEqual(await store.getBalancesNamed("b", "tok", "a"), [{ issuer: "a", assetId: "tok", amount: 30 }]);
+    assert.deepEqual(await store.getBalancesNamed("a", "tok", "a"), [{ issuer: "a", assetId: "tok", amount: 70 }]);
+    assert.deepEqual(await store.getBalancesNamed("a", "other"), []);
+    assert.deepEqual(await store.getBalancesNamed("b", "tok", "c"), []);
+  });
+
   it("lists a contract's incoming SENDs oldest first, paged, with their receipts and the pending filter", async () => {
     const store = await fresh();
     const { a, b, send } = await issueAndSend(store);

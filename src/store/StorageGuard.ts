@@ -49,6 +49,8 @@ const BY_CONTRACT = new Set([
   "getGrant",
   "listGrants",
   "getAssets",
+  "getAsset",
+  "getBalancesNamed",
   "listIncomingSends",
   "getProposal",
   "listProposals",

@@ -237,6 +237,14 @@ export interface Store {
 
   /** Assets created in a contract and the balances it holds. */
   getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }>;
+  /** One asset by its key (issuing contract, asset id), or null. */
+  getAsset(issuer: string, assetId: string): Promise<AssetRecord | null>;
+  /**
+   * `holder`'s balances of assets with the id `assetId` (one issuer's when `issuer` is
+   * given), by issuer: what the asset ledger needs of a contract's books for one operation,
+   * so its reads do not grow with how many assets the contract issued or holds.
+   */
+  getBalancesNamed(holder: string, assetId: string, issuer?: string): Promise<BalanceRecord[]>;
   /** A SEND by commit hash, or null. */
   getSend(commitHash: string): Promise<SendRecord | null>;
   /**

@@ -5,6 +5,10 @@
  * write are applied to an in-memory overlay, so a CREATE followed by a SEND in one push
  * (or one commit) sees the new balance.
  *
+ * It reads only the rows an operation names (an asset by its key, a holder's balances of one
+ * asset id), never a contract's whole books: SQLite reads run on the event loop, and a
+ * contract may have issued or hold any number of assets (docs/security.md, hostile load).
+ *
  * Why reading the store is sound: every balance change of a contract is a commit of that
  * contract (CREATE and RECV credit it, SEND debits it), asset records and SEND records never
  * change, and a SEND's receipt is a commit of its recipient. The hub validates a contract's
@@ -31,6 +35,12 @@ export interface AssetLedgerOptions {
 
 const REPOST_PATH = /^\/reposts\/([^/]+)(\/.*)$/;
 
+/** A balance as this write sees it (moved in place by its SENDs and credits). */
+interface Balance {
+  key: AssetKey;
+  amount: number;
+}
+
 /** AssetHooks over a store snapshot, collecting the effects of one append. */
 export class AssetLedger implements AssetHooks {
   /** Effects of every accepted asset operation, in order. */
@@ -38,8 +48,12 @@ export class AssetLedger implements AssetHooks {
   private readonly store: Store;
   private readonly readSource: RepostSource;
   private readonly creating: string | undefined;
-  private readonly issued = new Map<string, Map<string, AssetRecord>>();
-  private readonly balances = new Map<string, Map<string, { key: AssetKey; amount: number }>>();
+  /** Assets read or created, by `issuer/asset_id` (null: read, and absent). */
+  private readonly assets = new Map<string, AssetRecord | null>();
+  /** Per holder, balances read or moved, by `issuer/asset_id` (null: read, and no row). */
+  private readonly balances = new Map<string, Map<string, Balance | null>>();
+  /** `holder` + asset id pairs whose balances of every issuer were read. */
+  private readonly named = new Set<string>();
   private readonly sends = new Map<string, SendRecord>();
 
   constructor(options: AssetLedgerOptions) {
@@ -81,8 +95,8 @@ export class AssetLedger implements AssetHooks {
   }
 
   private async create(contractId: string, commitHash: string, v: CreateValue): Promise<void> {
-    const issued = await this.issuedBy(contractId);
-    if (issued.has(v.asset_id)) {
+    const key = { issuer: contractId, assetId: v.asset_id };
+    if ((await this.asset(key)) !== null) {
       assetReject(
         "CREATE",
         `asset ${JSON.stringify(v.asset_id)} already exists in contract ${contractId}`,
@@ -93,9 +107,9 @@ export class AssetLedger implements AssetHooks {
         },
       );
     }
-    const record = { issuer: contractId, assetId: v.asset_id, quantity: v.quantity, divisibility: v.divisibility };
-    issued.set(v.asset_id, record);
-    await this.credit(contractId, { issuer: contractId, assetId: v.asset_id }, v.quantity);
+    const record = { ...key, quantity: v.quantity, divisibility: v.divisibility };
+    this.assets.set(assetName(key), record);
+    await this.credit(contractId, key, v.quantity);
     this.effects.push({ kind: "create", ...record, commitHash });
   }
 
@@ -108,17 +122,17 @@ export class AssetLedger implements AssetHooks {
         to_contract: v.to_contract,
       });
     }
-    const held = await this.heldBy(from);
-    const issuedBySender = (await this.issuedBy(from)).has(v.asset_id);
-    const resolved = resolveSendAsset(from, v.asset_id, (id) => ({
-      issuedBySender,
-      foreign: [...held.values()]
-        .filter((b) => b.key.assetId === id && b.key.issuer !== from)
-        .map((b) => ({
-          issuer: b.key.issuer,
-          amount: b.amount,
-        })),
-    }));
+    // A plain id is the sender's own asset when it issued one (then its other holdings of
+    // that id are not asked for), else one of the foreign assets of that id it holds.
+    const plain = !v.asset_id.includes("/");
+    const issuedBySender = plain && (await this.asset({ issuer: from, assetId: v.asset_id })) !== null;
+    const foreign =
+      plain && !issuedBySender
+        ? (await this.heldNamed(from, v.asset_id))
+            .filter((b) => b.key.issuer !== from)
+            .map((b) => ({ issuer: b.key.issuer, amount: b.amount }))
+        : [];
+    const resolved = resolveSendAsset(from, v.asset_id, () => ({ issuedBySender, foreign }));
     if ("failure" in resolved) {
       assetReject(
         "SEND",
@@ -129,9 +143,9 @@ export class AssetLedger implements AssetHooks {
       );
     }
     const key = resolved.key;
-    const asset = (await this.issuedBy(key.issuer)).get(key.assetId);
-    const balance = held.get(assetName(key));
-    if (asset === undefined || balance === undefined) {
+    const asset = await this.asset(key);
+    const balance = await this.balance(from, key);
+    if (asset === null || balance === null) {
       assetReject("SEND", `asset ${assetName(key)} not found in contract ${from}`, -32022, "asset_not_found");
     }
     if (v.amount % asset.divisibility !== 0) {
@@ -214,36 +228,55 @@ export class AssetLedger implements AssetHooks {
     return id === this.creating || (await this.store.getContract(id)) !== null;
   }
 
-  /** Assets issued by `issuer` (stored, plus those created by this write). */
-  private async issuedBy(issuer: string): Promise<Map<string, AssetRecord>> {
-    await this.load(issuer);
-    return this.issued.get(issuer)!;
+  /** The asset `key` (stored, or created by this write), or null. */
+  private async asset(key: AssetKey): Promise<AssetRecord | null> {
+    const name = assetName(key);
+    const known = this.assets.get(name);
+    if (known !== undefined) return known;
+    // A contract this write creates has no stored rows yet.
+    const stored = key.issuer === this.creating ? null : await this.store.getAsset(key.issuer, key.assetId);
+    // Another check may have read or created it while this one awaited: keep that.
+    if (!this.assets.has(name)) this.assets.set(name, stored);
+    return this.assets.get(name)!;
   }
 
-  /** Balances held by `holder`, keyed `issuer/asset_id` (stored, moved by this write). */
-  private async heldBy(holder: string): Promise<Map<string, { key: AssetKey; amount: number }>> {
-    await this.load(holder);
-    return this.balances.get(holder)!;
+  /** `holder`'s books as this write has read and moved them. */
+  private booksOf(holder: string): Map<string, Balance | null> {
+    let books = this.balances.get(holder);
+    if (books === undefined) this.balances.set(holder, (books = new Map()));
+    return books;
   }
 
-  private async load(id: string): Promise<void> {
-    if (this.issued.has(id)) return;
-    const stored = id === this.creating ? { assets: [], balances: [] } : await this.store.getAssets(id);
-    // Another call may have loaded it while we awaited; keep the first (it may have moved).
-    if (this.issued.has(id)) return;
-    this.issued.set(id, new Map(stored.assets.map((a) => [a.assetId, a])));
-    const held = new Map<string, { key: AssetKey; amount: number }>();
-    for (const b of stored.balances) {
-      const key = { issuer: b.issuer, assetId: b.assetId };
-      held.set(assetName(key), { key, amount: b.amount });
+  /** `holder`'s balance of `key` (stored, moved by this write), or null when it never held it. */
+  private async balance(holder: string, key: AssetKey): Promise<Balance | null> {
+    const books = this.booksOf(holder);
+    const name = assetName(key);
+    const known = books.get(name);
+    if (known !== undefined) return known;
+    const [row] = holder === this.creating ? [] : await this.store.getBalancesNamed(holder, key.assetId, key.issuer);
+    if (!books.has(name)) books.set(name, row === undefined ? null : { key, amount: row.amount });
+    return books.get(name)!;
+  }
+
+  /** `holder`'s balances of every asset with the id `assetId` (stored, moved by this write). */
+  private async heldNamed(holder: string, assetId: string): Promise<Balance[]> {
+    const books = this.booksOf(holder);
+    const pair = `${holder}\n${assetId}`;
+    if (!this.named.has(pair)) {
+      const rows = holder === this.creating ? [] : await this.store.getBalancesNamed(holder, assetId);
+      // Entries this write read or moved already are newer than the stored rows.
+      for (const r of rows) {
+        const key = { issuer: r.issuer, assetId: r.assetId };
+        if (!books.has(assetName(key))) books.set(assetName(key), { key, amount: r.amount });
+      }
+      this.named.add(pair);
     }
-    this.balances.set(id, held);
+    return [...books.values()].filter((b): b is Balance => b !== null && b.key.assetId === assetId);
   }
 
   private async credit(holder: string, key: AssetKey, amount: number): Promise<void> {
-    const held = await this.heldBy(holder);
-    const entry = held.get(assetName(key));
-    if (entry === undefined) held.set(assetName(key), { key, amount });
+    const entry = await this.balance(holder, key);
+    if (entry === null) this.booksOf(holder).set(assetName(key), { key, amount });
     else entry.amount += amount;
   }
 }

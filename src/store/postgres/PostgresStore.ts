@@ -432,6 +432,26 @@ export class PostgresStore implements Store {
     return { assets, balances };
   }
 
+  async getAsset(issuer: string, assetId: string): Promise<AssetRecord | null> {
+    const [row] = await this.rows<AssetRecord>(
+      `SELECT issuer, asset_id AS "assetId", quantity, divisibility FROM assets WHERE issuer = $1 AND asset_id = $2`,
+      [issuer, assetId],
+    );
+    return row ?? null;
+  }
+
+  async getBalancesNamed(holder: string, assetId: string, issuer?: string): Promise<BalanceRecord[]> {
+    return issuer === undefined
+      ? this.rows<BalanceRecord>(
+          `SELECT issuer, asset_id AS "assetId", amount FROM balances WHERE contract_id = $1 AND asset_id = $2 ORDER BY issuer`,
+          [holder, assetId],
+        )
+      : this.rows<BalanceRecord>(
+          `SELECT issuer, asset_id AS "assetId", amount FROM balances WHERE contract_id = $1 AND issuer = $2 AND asset_id = $3`,
+          [holder, issuer, assetId],
+        );
+  }
+
   async getSend(commitHash: string): Promise<SendRecord | null> {
     const [row] = await this.rows<SendRecord>(
       `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,

@@ -282,6 +282,25 @@ export class SqliteStore implements Store {
     return { assets, balances };
   }
 
+  async getAsset(issuer: string, assetId: string): Promise<AssetRecord | null> {
+    const row = this.sql(
+      "SELECT issuer, asset_id AS assetId, quantity, divisibility FROM assets WHERE issuer = ? AND asset_id = ?",
+    ).get(issuer, assetId) as AssetRecord | undefined;
+    return row ?? null;
+  }
+
+  async getBalancesNamed(holder: string, assetId: string, issuer?: string): Promise<BalanceRecord[]> {
+    return (
+      issuer === undefined
+        ? this.sql(
+            "SELECT issuer, asset_id AS assetId, amount FROM balances WHERE contract_id = ? AND asset_id = ? ORDER BY issuer",
+          ).all(holder, assetId)
+        : this.sql(
+            "SELECT issuer, asset_id AS assetId, amount FROM balances WHERE contract_id = ? AND issuer = ? AND asset_id = ?",
+          ).all(holder, issuer, assetId)
+    ) as BalanceRecord[];
+  }
+
   async getSend(commitHash: string): Promise<SendRecord | null> {
     const row = this.sql(
       `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
