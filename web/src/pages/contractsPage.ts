@@ -1,7 +1,8 @@
 /**
  * `#/`: the contracts a visitor may see (`GET /contracts`, paged), and a search by id. Each
- * row shows the full contract id and owner key, and its current state: read with
- * `GET /contracts/:id/state` once the row is on screen, and kept by head for the next visit.
+ * row shows the full contract id and owner key, and its current state: the page's one request
+ * asks the list with each contract's state (`include=state`), and the states are kept by head
+ * for when the hub refuses that (the visitor's work budget spent).
  */
 import { ApiError, get } from "../api.js";
 import { h, mount, scrollTable, when } from "../dom.js";
@@ -13,6 +14,8 @@ interface Summary {
   head: string;
   commit_count: number;
   private?: boolean;
+  /** With `include=state`; null when the hub could not show it to this visitor. */
+  state?: { current_state: string } | null;
 }
 
 const PAGE = 50;
@@ -36,7 +39,7 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
   mount(app, h("h1", {}, "Contracts"), form, body);
   let page: { contracts: Summary[]; total: number };
   try {
-    page = await get("/contracts", { limit: PAGE, offset });
+    page = await listPage(offset);
   } catch (err) {
     mount(body, h("p", { class: "error" }, err instanceof ApiError ? err.message : String(err)));
     return;
@@ -102,9 +105,24 @@ export async function contractsPage(app: HTMLElement, offset = 0): Promise<void>
 }
 
 /**
- * Current states already read, by contract id and head: a head fixes the state (a change of
- * model or rules is a commit too), so a row whose head has not moved since is filled from here,
- * and coming back to the list asks nothing again for it. Bounded; the oldest entries go first.
+ * The page of the list with each contract's state. Loading states the hub does not hold in
+ * memory is paid from the visitor's work budget; once that is spent the hub refuses the list
+ * with states (429), and the list alone is asked for instead: its rows show the states kept
+ * from earlier visits, and "?" for the others.
+ */
+async function listPage(offset: number): Promise<{ contracts: Summary[]; total: number }> {
+  try {
+    return await get("/contracts", { limit: PAGE, offset, include: "state" });
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 429)) throw err;
+    return get("/contracts", { limit: PAGE, offset });
+  }
+}
+
+/**
+ * Current states already shown, by contract id and head: a head fixes the state (a change of
+ * model or rules is a commit too), so a row whose head has not moved since can be filled from
+ * here when the hub answers the list without states. Bounded; the oldest entries go first.
  */
 const statesByHead = new Map<string, string>();
 const STATES_KEPT = 2000;
@@ -116,67 +134,19 @@ function remember(id: string, head: string, state: string): void {
   if (statesByHead.size > STATES_KEPT) statesByHead.delete(statesByHead.keys().next().value!);
 }
 
-function show(cell: Element, state: string): void {
-  cell.textContent = state || "(no model)";
-  cell.setAttribute("data-state", state);
-}
-
-/** Rows this far below (or above) the screen are read before they come into view. */
-const AHEAD = "200px";
-
-/**
- * Fills each row's state cell: from `statesByHead` when its head is known, otherwise with a
- * `GET /contracts/:id/state` once the row is on (or near) the screen, a few at a time. A page of
- * 50 contracts of which a visitor sees ten asks about ten, not 50.
- */
+/** Fills each row's state cell from the list's answer, else from `statesByHead`, else "?". */
 function fillStates(rows: HTMLElement[], contracts: Summary[]): void {
-  const queue: number[] = [];
-  let running = 0;
-  const work = async () => {
-    running++;
-    try {
-      for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
-        const cell = rows[i]!.querySelector("td.state");
-        // The visitor has moved on: this list is gone, and so is the need to ask.
-        if (!cell || !rows[i]!.isConnected) continue;
-        const c = contracts[i]!;
-        try {
-          const st = await get<{ current_state: string; head: string }>(
-            `/contracts/${encodeURIComponent(c.contract_id)}/state`,
-          );
-          remember(c.contract_id, st.head, st.current_state);
-          show(cell, st.current_state);
-        } catch {
-          cell.textContent = "?";
-        }
-      }
-    } finally {
-      running--;
-    }
-  };
-  const ask = (i: number) => {
-    queue.push(i);
-    if (running < 4) void work();
-  };
-  const observer =
-    typeof IntersectionObserver === "function"
-      ? new IntersectionObserver(
-          (entries) => {
-            for (const e of entries) {
-              if (!e.isIntersecting) continue;
-              observer!.unobserve(e.target);
-              ask(rows.indexOf(e.target as HTMLElement));
-            }
-          },
-          { rootMargin: `${AHEAD} 0px` },
-        )
-      : null;
   rows.forEach((row, i) => {
     const c = contracts[i]!;
-    const known = statesByHead.get(`${c.contract_id} ${c.head}`);
     const cell = row.querySelector("td.state");
-    if (known !== undefined && cell) show(cell, known);
-    else if (observer) observer.observe(row);
-    else ask(i);
+    if (!cell) return;
+    if (c.state) remember(c.contract_id, c.head, c.state.current_state);
+    const state = c.state?.current_state ?? statesByHead.get(`${c.contract_id} ${c.head}`);
+    if (state === undefined) {
+      cell.textContent = "?";
+      return;
+    }
+    cell.textContent = state || "(no model)";
+    cell.setAttribute("data-state", state);
   });
 }
