@@ -6,6 +6,7 @@
  * monitoring route.
  */
 import { formatAddCheckpoint } from "../tlog/addCheckpointBody.js";
+import { readBoundedText } from "./readBoundedText.js";
 import type { Witness } from "./Witness.js";
 
 /** What one look at a hub found. */
@@ -19,9 +20,10 @@ export interface FollowResult {
   message?: string;
 }
 
+/** A GET bounded in time and in the size of the answer read. */
 async function fetchText(url: string): Promise<string> {
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
+  const text = await readBoundedText(res);
   if (!res.ok) throw new Error(`GET ${url} answered ${res.status}: ${text.slice(0, 200)}`);
   return text;
 }

@@ -1,4 +1,9 @@
-/** The submitting side of the witness API: one `POST <url>/add-checkpoint`, bounded in time. */
+import { readBoundedText } from "./readBoundedText.js";
+
+/**
+ * The submitting side of the witness API: one `POST <url>/add-checkpoint`, bounded in time and
+ * in the size of the answer read (readBoundedText: past it, a CheckpointError).
+ */
 export async function postAddCheckpoint(
   url: string,
   body: string,
@@ -10,5 +15,5 @@ export async function postAddCheckpoint(
     headers: { "content-type": "text/plain; charset=utf-8" },
     signal: AbortSignal.timeout(timeoutMs),
   });
-  return { status: res.status, body: await res.text() };
+  return { status: res.status, body: await readBoundedText(res) };
 }
