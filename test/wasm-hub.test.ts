@@ -161,6 +161,25 @@ describe("custom predicates in a served hub (SQLite)", () => {
     assert.equal(used.index, 2);
   });
 
+  it("never accepts a commit on a module the backstop stopped: 503 predicate_unfinished on REST and JSON-RPC", async () => {
+    const c = owner.client;
+    const model = customModel("ready -> ready [+GO -loop(1)]");
+    const { contract_id: id } = await c.createContract({ model, rules: [], state: genesisState() });
+    const viaRest: Call = (m, p) => (m === "submitCommit" ? c.submitCommit(id, p) : c.getState(id));
+    for (const [name, call] of [
+      ["REST", viaRest],
+      ["JSON-RPC", (m, p) => c.rpc(m, p)],
+    ] as [string, Call][]) {
+      const err = await refusal(submit(call, id, { action: "GO" }), "UNAVAILABLE");
+      assert.deepEqual(
+        { reason: err.details?.reason, property: err.details?.property, cause: err.details?.cause },
+        { reason: "predicate_unfinished", property: "-loop(1)", cause: "timeout" },
+        name,
+      );
+    }
+    assert.equal((await c.getState(id)).commit_count, 1, "nothing stored");
+  });
+
   const hostile: [action: string, property: string, cause: RegExp][] = [
     ["LOOP", "+loop(1)", /^timeout: /],
     ["GROW", "+grow(1)", /^trap: /],

@@ -9,6 +9,11 @@ export interface PredicateResult {
   valid: boolean;
   gas_used: number;
   errors: string[];
+  /**
+   * A custom predicate the host, not the module, made false (WasmFailureCause). `timeout`
+   * and `worker_error` depend on the machine, so the engine decides nothing on them (step.ts).
+   */
+  cause?: string;
 }
 
 /** Runs custom WASM predicates; the engine passes the module bytes it found at `/_code/custom/<name>.wasm`. */
@@ -63,6 +68,12 @@ export interface EngineContext {
   verifiedSigners?: string[];
   /** Skip signature and attestation verification (replay of the hub's own trusted store). */
   trusted?: boolean;
+  /**
+   * The commit is one of a log already accepted somewhere (`verify`, a clone or pull of a
+   * working copy); a trusted replay is one too. A refusal would call that log damaged, so a
+   * refusal that rests on a custom predicate the host did not finish is UNAVAILABLE instead.
+   */
+  replay?: boolean;
   /**
    * The commit passed in is already what `validateCommitShape` returned for this contract and
    * these limits (a push validates its whole batch before taking the lock): the engine skips

@@ -14,7 +14,7 @@ import type { AssetOperation, EngineContext } from "./EngineContext.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { replayStates } from "./replayStates.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
-import { commitFacts, cutShort, step } from "./step.js";
+import { commitFacts, cutShort, type StepResult, step, unfinishedError } from "./step.js";
 import { validateCommitShape } from "./validateCommitShape.js";
 import { verifyAttestations, verifySigners } from "./verifySigners.js";
 
@@ -79,6 +79,7 @@ export async function acceptCommit(
   if (state.model !== null) {
     const result = await step(state.model.lts, state.current, facts);
     if (result.next.length === 0) {
+      refuseReplayOnUnfinished(result, ctx);
       throw new ContractError(
         "VALIDATION_FAILED",
         `Commit takes no transition of the model from ${state.currentStateNames.map((n) => `"${n}"`).join(", ")}`,
@@ -106,6 +107,7 @@ export async function acceptCommit(
     const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm, ctx.tick);
     const own = await step(model.lts, replay.states, facts);
     if (own.next.length === 0) {
+      refuseReplayOnUnfinished(own, ctx);
       throw new ContractError("VALIDATION_FAILED", "The new model has no transition for the commit that installs it", {
         reason: "model_replay",
         index,
@@ -150,6 +152,16 @@ export async function acceptCommit(
   const delta: StateDelta = { stored, writes: dataWrites(ops), current, rules: newRules };
   if (modelOp !== undefined && model !== null) delta.model = model;
   return { stored, delta };
+}
+
+/**
+ * A replay refuses a stored commit only for what the log says: not for a custom predicate
+ * the host did not finish (step.ts, UNFINISHED_CAUSES), which would call a sound log damaged.
+ * A fresh commit's refusal names the cause in its candidates instead (docs/predicates-wasm.md).
+ */
+function refuseReplayOnUnfinished(result: StepResult, ctx: EngineContext): void {
+  if (result.unfinished !== undefined && (ctx.trusted === true || ctx.replay === true))
+    throw unfinishedError(result.unfinished);
 }
 
 /** Records for the commit's rule operations, with their anchors resolved to log indices. */

@@ -56,6 +56,7 @@ export async function replayLog(
     const ctx: EngineContext = {
       timestamp: c.timestamp,
       trusted: opts.trusted === true,
+      replay: true,
       wasm: opts.wasm ?? null,
       commitIndex: (hash) => byHash.get(hash) ?? null,
       readLog: opts.readLog ?? (() => seen),

@@ -3,7 +3,7 @@ import { ContractError } from "./ContractError.js";
 import { dataWrites } from "./dataWrites.js";
 import type { WasmRunner } from "./EngineContext.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
-import { commitFacts, cutShort, step } from "./step.js";
+import { commitFacts, cutShort, step, unfinishedError } from "./step.js";
 
 /** Where a replay of the log through a model ended. */
 export interface ReplayProgress {
@@ -19,7 +19,8 @@ export interface ReplayProgress {
  * Replays stored commits 0..lastIndex through `lts` from its initial states (docs/language.md):
  * genesis is not checked; every later commit must take an enabled transition, with its stored
  * signers, attestations and receipt time. Throws VALIDATION_FAILED `model_replay` naming the
- * first commit the model cannot take, with the candidates that were tried.
+ * first commit the model cannot take, with the candidates that were tried, or UNAVAILABLE
+ * `predicate_unfinished` when a custom predicate it ran did not finish (step.ts).
  */
 export async function replayStates(
   lts: Lts,
@@ -56,6 +57,8 @@ export async function replayStates(
       );
       const result = await step(lts, states, facts);
       if (result.next.length === 0) {
+        // The history was accepted: a custom predicate the host did not finish says nothing of it.
+        if (result.unfinished !== undefined) throw unfinishedError(result.unfinished);
         throw new ContractError(
           "VALIDATION_FAILED",
           `The new model cannot replay the contract's history: commit ${c.index} (${c.hash}) takes no transition from ${

@@ -51,6 +51,35 @@ export interface CommitFacts {
   unbounded?: boolean;
   /** Custom predicates the decision has run so far (see DECISION_EVALUATIONS). */
   decided: number;
+  /** The first custom predicate of this commit the host did not finish (see UNFINISHED_CAUSES). */
+  unfinished?: Unfinished;
+}
+
+/** A custom predicate the host did not finish, and why. */
+export interface Unfinished {
+  /** As in the model, with its sign: `-slow(1)`. */
+  property: string;
+  cause: string;
+}
+
+/**
+ * Causes that say how the machine fared, not what the module answers: the wall-clock backstop
+ * fired (a loaded host, or a gas limit so high a module outlives it), or the worker thread
+ * died. Such a predicate is false, but another run of the same module on the same input may
+ * hold. Accepting a commit on it would store a decision that `verify`, a working copy or the
+ * hub's own replay may not repeat (a `-name(…)` guard would pass, a nondeterministic model
+ * would reach fewer states), and a replay refusing a stored commit for it would call a sound
+ * log damaged. So neither happens: the commit is UNAVAILABLE `predicate_unfinished`.
+ */
+const UNFINISHED_CAUSES: ReadonlySet<string> = new Set(["timeout", "worker_error"]);
+
+/** The refusal to decide on an unfinished custom predicate: 503 UNAVAILABLE, try again. */
+export function unfinishedError(u: Unfinished): ContractError {
+  return new ContractError(
+    "UNAVAILABLE",
+    `Cannot decide the commit: custom predicate ${u.property} did not finish (${u.cause}); try again`,
+    { reason: "predicate_unfinished", property: u.property, cause: u.cause, retry_after: 1 },
+  );
 }
 
 /** The predicates that only look at who signed the commit. */
@@ -70,7 +99,7 @@ const EVERY_KEY: ReadonlySet<string> = new (class extends Set<string> {
 
 /** Builds the facts of a commit. */
 export function commitFacts(
-  init: Omit<CommitFacts, "labels" | "cache" | "decided">,
+  init: Omit<CommitFacts, "labels" | "cache" | "decided" | "unfinished">,
   actionLabels: readonly string[],
 ): CommitFacts {
   const labels = new Set<string>(actionLabels);
@@ -103,6 +132,8 @@ export interface StepResult {
   candidates: Candidate[];
   /** When rejected: the explanation reached EXPLANATION_EVALUATIONS and left custom predicates unevaluated. */
   cutShort?: true;
+  /** When rejected: a custom predicate the decision ran did not finish (a replay must not call this damage). */
+  unfinished?: Unfinished;
 }
 
 /**
@@ -236,6 +267,8 @@ export async function propertyHolds(p: Property, facts: CommitFacts): Promise<Pr
   if (cached !== undefined) return cached;
   const result = evaluateBuiltin(p.name, p.args ?? [], facts.input) ?? (await evaluateCustom(p, facts));
   facts.cache.set(key, result);
+  if (result.cause !== undefined && UNFINISHED_CAUSES.has(result.cause))
+    facts.unfinished ??= { property: printProperty(p), cause: result.cause };
   return result;
 }
 
@@ -369,6 +402,8 @@ function coversNeeds(t: LtsTransition, needs: { labels: string[]; paths: string[
  * enabled transition leaving a current state (models may be nondeterministic). When none is
  * enabled, `candidates` explains every transition that was tried, running at most
  * EXPLANATION_EVALUATIONS more custom predicates (`cutShort` past it); accepted steps skip that work.
+ * A step that would be accepted although a custom predicate did not finish throws
+ * UNAVAILABLE (see UNFINISHED_CAUSES); a refusal says so in `unfinished`.
  */
 export async function step(lts: Lts, current: readonly number[], facts: CommitFacts): Promise<StepResult> {
   const needs = sensitiveNeeds(facts.input.ops, facts.input.data);
@@ -381,7 +416,12 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
       if (transitionEnabledNow(t, facts, needs) ?? (await transitionEnabledAwaiting(t, facts, needs))) next.add(t.to);
     }
   }
-  if (next.size > 0) return { next: [...next].sort((a, b) => a - b), candidates: [] };
+  // Only what the decision ran counts: the explanation below cannot change a refusal.
+  const unfinished = facts.unfinished;
+  if (next.size > 0) {
+    if (unfinished !== undefined) throw unfinishedError(unfinished);
+    return { next: [...next].sort((a, b) => a - b), candidates: [] };
+  }
   const candidates: Candidate[] = [];
   const explaining: Explaining = { left: EXPLANATION_EVALUATIONS, cutShort: false };
   for (const s of current) {
@@ -397,5 +437,10 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
     }
   }
   candidates.sort((a, b) => a.failed.length - b.failed.length);
-  return explaining.cutShort ? { next: [], candidates, cutShort: true } : { next: [], candidates };
+  return {
+    next: [],
+    candidates,
+    ...(explaining.cutShort ? { cutShort: true as const } : {}),
+    ...(unfinished !== undefined ? { unfinished } : {}),
+  };
 }

@@ -42,7 +42,8 @@ export interface ClosableWasmRunner extends WasmRunner {
  * Makes the engine's custom-predicate hook: each call evaluates the module on the input in
  * canonical key order under the given limits and returns `{valid, gas_used, errors}`;
  * module faults (out of gas, trap, bad output, timeout) are `valid: false` with an error
- * naming the cause, never exceptions.
+ * naming the cause and the cause itself (the engine treats `timeout` and `worker_error`
+ * apart: step.ts), never exceptions.
  */
 export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunner {
   const { runner: given, workers, ...limits } = opts;
@@ -50,7 +51,8 @@ export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunn
   const run = async (moduleBytes: Uint8Array, input: unknown): Promise<PredicateResult> => {
     const canonical = sortKeysDeep(input) as WasmPredicateInput;
     const result = await runner.evaluate(moduleBytes, canonical, limits);
-    return { valid: result.valid, gas_used: result.gas_used, errors: result.errors };
+    const { valid, gas_used, errors, cause } = result;
+    return cause === undefined ? { valid, gas_used, errors } : { valid, gas_used, errors, cause };
   };
   return Object.assign(run, { close: () => runner.close() });
 }

@@ -41,17 +41,20 @@ export function localStamp(state: ContractState): number {
 
 /**
  * Validates `commit` as the next commit after `log` (whose state is `state`), moving `state`
- * forward and appending the stored form to `log`. Throws the engine's ContractError.
+ * forward and appending the stored form to `log`. Throws the engine's ContractError. `replay`:
+ * the commit comes from the hub's log (a pull), so a refusal means a damaged log (EngineContext).
  */
 export async function acceptNext(
   state: ContractState,
   log: StoredCommit[],
   commit: WireCommit,
   timestamp: number,
+  replay = false,
 ): Promise<StoredCommit> {
   const byHash = new Map(log.map((c) => [c.hash, c.index]));
   const { stored, delta } = await acceptCommit(state, commit, {
     timestamp,
+    ...(replay ? { replay } : {}),
     wasm: localWasmRunner(),
     readLog: () => log,
     commitIndex: (hash) => byHash.get(hash) ?? null,
@@ -87,7 +90,7 @@ export async function acceptPulled(
   } else {
     state = await stateOf(contractId, log);
   }
-  for (const c of rest) withLeaf(await acceptNext(state, log, wireOf(c), c.timestamp), c);
+  for (const c of rest) withLeaf(await acceptNext(state, log, wireOf(c), c.timestamp, true), c);
   return { state, log };
 }
 
