@@ -19,6 +19,8 @@ export interface TreeReport {
 }
 
 const BATCH = 4096;
+/** Leaf numbers the check can hold: JavaScript array indices (below 2^32 − 1). */
+const MAX_LEAVES = 2 ** 32 - 1;
 
 /** Checks the tree of `store` over the commits of contracts `ids` (every contract in it). */
 export async function verifyTree(store: Store, ids: readonly string[]): Promise<TreeReport> {
@@ -28,6 +30,15 @@ export async function verifyTree(store: Store, ids: readonly string[]): Promise<
       for await (const c of store.readCommits(id)) {
         if (c.leafIndex === undefined) {
           return damaged(leaves.length, null, `commit ${c.index} of ${id} (${c.hash}) has no leaf in the tree`);
+        }
+        // Only an array index is counted by `leaves.length`: any other number would be a
+        // property of the array, and its commit would go uncounted.
+        if (!(Number.isSafeInteger(c.leafIndex) && c.leafIndex >= 0 && c.leafIndex < MAX_LEAVES)) {
+          return damaged(
+            leaves.length,
+            null,
+            `commit ${c.index} of ${id} (${c.hash}) has leaf ${c.leafIndex}, which is no leaf number`,
+          );
         }
         if (leaves[c.leafIndex] !== undefined) {
           return damaged(leaves.length, c.leafIndex, `leaf ${c.leafIndex} is given to two commits`);
