@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { checkAtInitial } from "../lang/check.js";
 import { BudgetExceededError, FormulaError, ModelError } from "../lang/checkErrors.js";
 import { compileModel, type Lts } from "../lang/Lts.js";
@@ -33,6 +34,9 @@ export function ruleEnvelope(text: string): string {
 }
 
 function checkRule(lts: Lts, text: string): RuleVerdict {
+  if (text.length > DEFAULT_LIMITS.ruleTextBytes) {
+    return { text, error: `the rule text passes the hub's limit of ${DEFAULT_LIMITS.ruleTextBytes} bytes` };
+  }
   try {
     const decl = parseRule(text);
     if (decl.startingAt !== null && decl.startingAt !== "$PARENT") {
@@ -59,6 +63,14 @@ function checkRule(lts: Lts, text: string): RuleVerdict {
 export function checkCandidate(model: string | null, rules: readonly string[]): CandidateCheck {
   if (model === null || model.trim() === "") {
     return { lts: null, modelError: "the answer contains no model", rules: rules.map((text) => ({ text })) };
+  }
+  // What contract creation would refuse is no candidate, and costs seconds to compile.
+  if (model.length > DEFAULT_LIMITS.modelTextBytes) {
+    return {
+      lts: null,
+      modelError: `the model text passes the hub's limit of ${DEFAULT_LIMITS.modelTextBytes} bytes`,
+      rules: rules.map((text) => ({ text })),
+    };
   }
   let lts: Lts;
   try {

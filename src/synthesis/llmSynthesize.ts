@@ -1,4 +1,5 @@
 import { ContractError } from "../contract/ContractError.js";
+import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { labelText } from "../lang/graph.js";
 import type { Lts } from "../lang/Lts.js";
 import { ANSWER_SCHEMA, ANSWER_SCHEMA_NAME } from "./answerSchema.js";
@@ -97,19 +98,26 @@ export async function llmSynthesize(
       warnings.push(`the repair answer's model was unusable (${secondCheck.modelError}); kept the first answer`);
     }
   }
-  if (check.lts === null || parsed.model === null) {
+  /** The pattern synthesizer's answer when it recognises the description, else invalid_answer. */
+  const unusable = (error: string | null): SynthesisResult => {
     const fallback = patternSynthesize(description, hint);
-    const why = `the language model gave no usable model after a repair round (${check.modelError})`;
+    const why = `the language model gave no usable model after a repair round (${error})`;
     if (fallback !== null) return { ...fallback, warnings: [why, ...fallback.warnings] };
     throw new ContractError("UPSTREAM_ERROR", `Cannot synthesize: ${why}`, {
       reason: "invalid_answer",
       provider: provider.name,
-      errors: [check.modelError],
+      errors: [error],
     });
-  }
+  };
+  if (check.lts === null || parsed.model === null) return unusable(check.modelError);
   // A commit may post alongside its action: what the predicates read (a quorum's keys, a
   // deadline, a hash) gets -modifies on every step that does not move it on purpose.
-  const fixed = fixReadTerms(parsed.model);
+  const fixed = fixReadTerms(parsed.model, DEFAULT_LIMITS.modelTextBytes);
+  if (fixed.tooLarge) {
+    return unusable(
+      `with -modifies of every term its predicates read on every step, the model would pass the hub's ${DEFAULT_LIMITS.modelTextBytes} bytes`,
+    );
+  }
   let model = parsed.model.trim();
   let lts = check.lts;
   if (fixed.added.length > 0) {
