@@ -14,8 +14,10 @@ import { acceptPulled } from "../src/cli/workingCopy/localLog.js";
 import { WorkingCopy } from "../src/cli/workingCopy/WorkingCopy.js";
 import { buildWireCommit } from "../src/contract/buildWireCommit.js";
 import { genesisData } from "../src/contract/engine.js";
+import { generateKeyPair } from "../src/contract/keys.js";
 import { openStore } from "../src/store/openStore.js";
 import { instantiateTemplate } from "../src/templates/instantiateTemplate.js";
+import { verifierKey } from "../src/tlog/checkpoint.js";
 import { tempDir } from "./cli-support.js";
 
 /** A hub address nothing listens on (connections are refused at once). */
@@ -206,6 +208,19 @@ describe("usage errors (exit 2)", () => {
       assert.equal(r.code, 2);
       assert.equal(r.doc.code, "USAGE");
     }
+  });
+
+  it("witness with two keys for one log: refused, not the last one silently trusted", async () => {
+    const { home, root } = setup("alice");
+    const c = capture(home, root);
+    const [a, b] = [generateKeyPair().publicKey, generateKeyPair().publicKey];
+    const log = (key: Buffer) => verifierKey("log.test/one", key);
+    const r = await run(c, ["witness", "--log", log(a), "--log", log(b), "--follow", DEAD_HUB, "--once", "--json"]);
+    assert.equal(r.code, 2, JSON.stringify(r.doc));
+    assert.equal(r.doc.code, "USAGE");
+    // The same log named twice is one log.
+    const same = await run(c, ["witness", "--log", log(a), "--log", log(a), "--follow", DEAD_HUB, "--once", "--json"]);
+    assert.equal(same.code, 1, JSON.stringify(same.doc));
   });
 });
 

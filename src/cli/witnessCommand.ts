@@ -68,16 +68,28 @@ function integer(value: string | undefined, name: string, fallback: number, min:
   return n;
 }
 
+/**
+ * The logs to witness, one per origin: the witness checks an origin's checkpoints against one
+ * key, so two keys for one origin are refused rather than the last one silently trusted.
+ */
 function trustedLogs(keys: readonly string[]): TrustedLog[] {
   if (keys.length === 0) throw new UsageError("name at least one log to witness: --log <verifier key>");
-  return keys.map((text) => {
+  const byOrigin = new Map<string, TrustedLog>();
+  for (const text of keys) {
+    let log: TrustedLog;
     try {
       const { origin, publicKey } = parseVerifierKey(text);
-      return { origin, publicKey };
+      log = { origin, publicKey };
     } catch (err) {
       throw new UsageError(`--log ${text}: ${(err as Error).message}`);
     }
-  });
+    const other = byOrigin.get(log.origin);
+    if (other !== undefined && !other.publicKey.equals(log.publicKey)) {
+      throw new UsageError(`--log ${log.origin} is given with two keys; a log is witnessed under one key`);
+    }
+    byOrigin.set(log.origin, log);
+  }
+  return [...byOrigin.values()];
 }
 
 /** One stderr line per refusal: the log, the check and both sizes. */
