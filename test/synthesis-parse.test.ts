@@ -90,10 +90,17 @@ describe("parseAnswer", () => {
     assert.throws(() => parseModel(parsed.model!));
   });
 
-  it("reads a degenerate answer (a run of unclosed braces, thousands of rules) in one pass per brace run", () => {
+  it("reads a degenerate answer (a run of unclosed braces, nested objects, thousands of rules) in one pass per brace run", {
+    timeout: 60_000,
+  }, () => {
     // Each brace used to be scanned to the end of the text: 100,000 of them took minutes and held the event loop.
     assert.equal(parseAnswer(`"model": ${"{".repeat(100_000)}`).model, null);
     assert.equal(parseAnswer(`"model": ${'{"'.repeat(50_000)}`).model, null);
+    // Nested objects were each parsed to their close: 100,000 levels would take hours.
+    const nested = `${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}`;
+    assert.equal(parseAnswer(`"model": ${nested}`).model, null);
+    const trailing = `"model": ${'{"a":'.repeat(100_000)}1${",}".repeat(100_000)}`;
+    assert.equal(parseAnswer(trailing).model, null);
     const many = parseAnswer("// guarantee\nrule r { x }\n".repeat(20_000));
     assert.equal(many.rules.length, 20_000);
     assert.equal(many.rules[19_999], "// guarantee\nrule r { x }");

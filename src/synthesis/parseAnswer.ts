@@ -165,11 +165,18 @@ function findJson(text: string): Record<string, unknown> | null {
   // Every brace is a candidate; one scan answers for all the braces it meets, so a long run of
   // unclosed braces (a model stuck repeating one) costs one pass, not one per brace.
   const closes = new Map<number, number>();
+  // Each candidate is parsed from its brace to its close, so nested objects are read once per
+  // level: 100 KB of `{"a":{"a":…}}` took a minute. Past reading the text a few times over,
+  // the answer is not the one object asked for and the search stops.
+  let budget = 4 * text.length + 65_536;
   for (let i = text.indexOf("{"); i >= 0; i = text.indexOf("{", i + 1)) {
+    if (!/^\{\s*"/.test(text.slice(i, i + 64))) continue;
     if (!closes.has(i))
       for (const [start, end] of braceMatches(text, i)) if (!closes.has(start)) closes.set(start, end);
     const close = closes.get(i) ?? -1;
     if (close < 0) continue;
+    budget -= close + 1 - i;
+    if (budget < 0) return null;
     try {
       const value = JSON.parse(text.slice(i, close + 1)) as unknown;
       if (typeof value === "object" && value !== null && !Array.isArray(value) && "model" in value) {
