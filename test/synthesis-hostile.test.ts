@@ -56,4 +56,29 @@ describe("hostile answers", () => {
     assert.equal(steps.length, 3);
     for (const step of steps) for (const i of [0, 1, 2]) assert.ok(step.includes(`-modifies(/t/d${i}.datetime)`), step);
   });
+
+  it("never repeats the key, even when the provider's error text echoes it", async () => {
+    for (const status of [401, 500]) {
+      fake.script({ status, body: { error: { message: "Incorrect API key provided: sk-hostile-test. Check it." } } });
+      const details = await assertContractErrorAsync(
+        () => synthesize({ description: "Some unusual deal" }, { env: env() }),
+        "UPSTREAM_ERROR",
+        "upstream_status",
+      );
+      assert.doesNotMatch(JSON.stringify(details), /sk-hostile-test/);
+      let message = "";
+      await synthesize({ description: "Some unusual deal" }, { env: env() }).catch((e: Error) => {
+        message = e.message;
+      });
+      assert.match(message, /Incorrect API key provided/);
+      assert.doesNotMatch(message, /sk-hostile-test/);
+    }
+    fake.script({ status: 502, body: "bad gateway: upstream refused Bearer sk-hostile-test" });
+    let message = "";
+    await synthesize({ description: "Some unusual deal" }, { env: env() }).catch((e: Error) => {
+      message = e.message;
+    });
+    assert.match(message, /HTTP 502/);
+    assert.doesNotMatch(message, /sk-hostile-test/);
+  });
 });

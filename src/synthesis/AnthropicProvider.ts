@@ -33,6 +33,7 @@ export class AnthropicProvider implements LlmProvider {
         messages: prompt.messages,
       },
       timeoutMs: this.config.timeoutMs,
+      secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { content?: unknown };
     const blocks = Array.isArray(answer?.content) ? (answer.content as Array<{ type?: unknown; text?: unknown }>) : [];

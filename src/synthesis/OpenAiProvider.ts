@@ -65,6 +65,7 @@ export class OpenAiProvider implements LlmProvider {
       headers: { authorization: `Bearer ${this.config.apiKey}` },
       body,
       timeoutMs: this.config.timeoutMs,
+      secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { choices?: Array<{ message?: { content?: unknown } }> };
     const content = Array.isArray(answer?.choices) ? answer.choices[0]?.message?.content : undefined;

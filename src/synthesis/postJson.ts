@@ -15,6 +15,8 @@ export interface PostJsonOptions {
   fetchImpl?: typeof fetch;
   /** Largest response body read, in bytes (default MAX_RESPONSE_BYTES). */
   maxResponseBytes?: number;
+  /** The API key: never repeated in an error, even when the provider's own text echoes it. */
+  secret?: string;
 }
 
 const MAX_ERROR_TEXT = 300;
@@ -57,16 +59,25 @@ function upstream(
   });
 }
 
-/** The provider's own error text, shortened; never the request (which holds the key in a header, not the body). */
-function errorText(text: string): string {
+/** `text` with every occurrence of `secret` replaced (a proxy or a provider may echo the key it got). */
+function redact(text: string, secret: string | undefined): string {
+  return secret === undefined || secret === "" ? text : text.split(secret).join("[key]");
+}
+
+/**
+ * The provider's own error text, shortened; never the request (which holds the key in a
+ * header, not the body), and never the key, which some servers quote back in a 401.
+ */
+function errorText(text: string, secret: string | undefined): string {
+  let msg: unknown;
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string };
-    const msg = typeof body.error === "string" ? body.error : body.error?.message;
-    if (typeof msg === "string") return msg.slice(0, MAX_ERROR_TEXT);
+    msg = typeof body.error === "string" ? body.error : body.error?.message;
   } catch {
     // not JSON: fall through to the raw text
   }
-  return text.slice(0, MAX_ERROR_TEXT);
+  // Redacted before shortening, so a key cut in two at the end cannot slip through.
+  return redact(typeof msg === "string" ? msg : text, secret).slice(0, MAX_ERROR_TEXT);
 }
 
 function isTimeout(err: unknown): boolean {
@@ -116,7 +127,7 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
         });
       }
       const cause = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      last = upstream(opts.provider, "upstream_unreachable", `could not be reached: ${cause}`);
+      last = upstream(opts.provider, "upstream_unreachable", `could not be reached: ${redact(cause, opts.secret)}`);
       continue;
     }
     if (status >= 200 && status < 300) {
@@ -126,7 +137,9 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
         throw upstream(opts.provider, "upstream_bad_json", "answered with a body that is not JSON");
       }
     }
-    last = upstream(opts.provider, "upstream_status", `answered HTTP ${status}: ${errorText(text)}`, { status });
+    last = upstream(opts.provider, "upstream_status", `answered HTTP ${status}: ${errorText(text, opts.secret)}`, {
+      status,
+    });
     if (status !== 429 && status < 500) throw last;
     const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
     if (Number.isFinite(seconds) && seconds * 1000 > (opts.retryDelayMs ?? 250) * 8) throw last;
