@@ -193,20 +193,36 @@ async function evaluateCustom(p: Property, facts: CommitFacts): Promise<Predicat
   const encoded = facts.input.data.get(path);
   if (typeof encoded !== "string") return { valid: false, gas_used: 0, errors: [`no predicate module at ${path}`] };
   if (facts.wasm === null) return { valid: false, gas_used: 0, errors: ["custom predicates are not enabled here"] };
-  const { input } = facts;
   return facts.wasm(Buffer.from(encoded, "base64"), {
     args: p.args ?? [],
     contract_id: facts.contractId,
-    commit: {
-      hash: facts.hash,
-      parent: facts.parent,
-      data: input.ops,
-      labels: [...facts.labels],
-      signers: [...input.signers],
-      timestamp: input.timestamp,
-    },
-    state: Object.fromEntries(input.data),
+    ...customInput(facts),
   });
+}
+
+/**
+ * The commit and state a custom predicate sees, built once per commit: every predicate of the
+ * commit gets the same two objects, so the runner serialises them once (predicates/).
+ */
+const CUSTOM_INPUTS = new WeakMap<CommitFacts, { commit: Record<string, unknown>; state: Record<string, unknown> }>();
+function customInput(facts: CommitFacts): { commit: Record<string, unknown>; state: Record<string, unknown> } {
+  let made = CUSTOM_INPUTS.get(facts);
+  if (made === undefined) {
+    const { input } = facts;
+    made = {
+      commit: {
+        hash: facts.hash,
+        parent: facts.parent,
+        data: input.ops,
+        labels: [...facts.labels],
+        signers: [...input.signers],
+        timestamp: input.timestamp,
+      },
+      state: Object.fromEntries(input.data),
+    };
+    CUSTOM_INPUTS.set(facts, made);
+  }
+  return made;
 }
 
 /**

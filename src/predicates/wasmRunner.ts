@@ -8,23 +8,15 @@
  * by UTF-16 code units, as RFC 8785 does), so the same facts always give the same bytes
  * and the same gas. (The runner fixes the top-level key order itself. JavaScript objects
  * list integer-like keys first, in numeric order, so for such keys the order is
- * deterministic but not exactly JCS.)
+ * deterministic but not exactly JCS.) predicateInputBytes.ts serialises it, the state once per
+ * commit and in slices.
  */
 import { ContractError } from "../contract/ContractError.js";
 import type { PredicateResult, WasmRunner } from "../contract/EngineContext.js";
+import { predicateInputBytes, sortKeysDeep } from "./predicateInputBytes.js";
 import { type WasmPredicateInput, type WasmPredicateOptions, WasmPredicateRunner } from "./wasm/WasmPredicateRunner.js";
 
-/** Rebuilds `value` with every object's keys in sorted order (arrays keep their order). */
-export function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v !== undefined) out[key] = sortKeysDeep(v);
-  }
-  return out;
-}
+export { sortKeysDeep };
 
 export interface WasmRunnerOptions extends WasmPredicateOptions {
   /** The metered runner to use (default: a new pool of `workers` threads). */
@@ -49,8 +41,8 @@ export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunn
   const { runner: given, workers, ...limits } = opts;
   const runner = given ?? new WasmPredicateRunner(workers === undefined ? {} : { workers });
   const run = async (moduleBytes: Uint8Array, input: unknown): Promise<PredicateResult> => {
-    const canonical = sortKeysDeep(input) as WasmPredicateInput;
-    const result = await runner.evaluate(moduleBytes, canonical, limits);
+    const bytes = await predicateInputBytes(input as WasmPredicateInput);
+    const result = await runner.evaluateBytes(moduleBytes, bytes, limits);
     const { valid, gas_used, errors, cause } = result;
     return cause === undefined ? { valid, gas_used, errors } : { valid, gas_used, errors, cause };
   };

@@ -62,11 +62,6 @@ export class WasmPredicateRunner {
     input: WasmPredicateInput,
     opts: WasmPredicateOptions = {},
   ): Promise<WasmPredicateResult> {
-    const gasLimit = opts.gasLimit ?? DEFAULT_GAS_LIMIT;
-    if (!Number.isSafeInteger(gasLimit) || gasLimit < 0)
-      throw new RangeError(`gasLimit must be a safe non-negative integer`);
-    const compiled = await compilePredicate(moduleBytes, opts.maxMemoryPages ?? DEFAULT_MAX_MEMORY_PAGES);
-    if (!compiled.ok) return failure("invalid_module", 0, compiled.error);
     const json = JSON.stringify({
       args: input.args,
       contract_id: input.contract_id,
@@ -80,10 +75,24 @@ export class WasmPredicateRunner {
       },
       state: input.state,
     });
+    return this.evaluateBytes(moduleBytes, new TextEncoder().encode(json), opts);
+  }
+
+  /** `evaluate` on an input document already serialised (UTF-8 JSON). */
+  async evaluateBytes(
+    moduleBytes: Uint8Array,
+    input: Uint8Array,
+    opts: WasmPredicateOptions = {},
+  ): Promise<WasmPredicateResult> {
+    const gasLimit = opts.gasLimit ?? DEFAULT_GAS_LIMIT;
+    if (!Number.isSafeInteger(gasLimit) || gasLimit < 0)
+      throw new RangeError(`gasLimit must be a safe non-negative integer`);
+    const compiled = await compilePredicate(moduleBytes, opts.maxMemoryPages ?? DEFAULT_MAX_MEMORY_PAGES);
+    if (!compiled.ok) return failure("invalid_module", 0, compiled.error);
     return new Promise((resolve) => {
       this.queue.push({
         module: compiled.module,
-        input: new TextEncoder().encode(json),
+        input,
         gasLimit,
         timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         maxOutputBytes: opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
