@@ -6,8 +6,10 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import { checkCandidate } from "../src/synthesis/checkCandidate.js";
 import { synthesize } from "../src/synthesis/index.js";
 import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
+import { testApp } from "./support/testApps.js";
 
 let fake: FakeLlmServer;
 before(async () => {
@@ -81,4 +83,63 @@ describe("hostile answers", () => {
     assert.match(message, /HTTP 502/);
     assert.doesNotMatch(message, /sk-hostile-test/);
   });
+});
+
+/** A signed cycle of `n` states and `k` fixed-point rules over it, each costing about n² visits. */
+function costlyAnswer(n: number, k: number): string {
+  const lines = ["model cycle {", "  initial s0"];
+  for (let i = 0; i < n; i++) lines.push(`  s${i} -> s${(i + 1) % n} [+A +signed_by(/users/a.id)]`);
+  lines.push("}");
+  const rules = Array.from({ length: k }, (_, i) => `gfp(X, lfp(Y, (s${(i * 37) % n} & <+A>X) | <+A>Y))`);
+  return ["## Model", "```modality", ...lines, "```", "## Rules", ...rules.map((r) => `- ${r}`)].join("\n");
+}
+
+describe("the checks of an answer are the caller's expensive work", () => {
+  it("share one budget of visits per request: rules past it are not checked, and say so", () => {
+    const answer = costlyAnswer(300, 6);
+    const model = answer.slice(answer.indexOf("model cycle"), answer.indexOf("}") + 1);
+    const rules = Array.from({ length: 6 }, (_, i) => `gfp(X, lfp(Y, (s${(i * 37) % 300} & <+A>X) | <+A>Y))`);
+    const alone = checkCandidate(model, rules.slice(0, 1));
+    assert.equal(alone.rules[0]!.error, undefined);
+    const check = checkCandidate(model, rules, alone.visits * 2.5);
+    assert.deepEqual(
+      check.rules.map((r) => r.error === undefined),
+      [true, true, false, false, false, false],
+    );
+    assert.match(check.rules[5]!.error!, /budget/);
+    assert.ok(check.visits < alone.visits * 3, "the spending stops at the budget");
+  });
+
+  for (const kind of ["rest", "rpc"] as const) {
+    it(`are charged to the caller's work budget, which refuses the next request before the provider is asked (${kind})`, async () => {
+      const t = await testApp(kind, { env: env(), workBudgetMs: 1 });
+      const call = () =>
+        kind === "rest"
+          ? t.signed({ method: "POST", url: "/contracts/synthesize", body: { description: "Some unusual deal" } })
+          : t.signed({
+              method: "POST",
+              url: "/",
+              body: { jsonrpc: "2.0", id: 1, method: "synthesize", params: { description: "Some unusual deal" } },
+            });
+      try {
+        fake.script(openAiReply(costlyAnswer(1000, 3)));
+        const first = await call();
+        assert.equal(first.statusCode, 200, first.body);
+        const result = kind === "rest" ? first.json() : first.json().result;
+        assert.equal(result.source, "llm");
+        assert.equal(fake.requests.length, 1);
+        const second = await call();
+        if (kind === "rest") {
+          assert.equal(second.statusCode, 429, second.body);
+          assert.equal(second.json().details.reason, "work_budget");
+        } else {
+          assert.equal(second.json().error.data.code, "RATE_LIMITED", second.body);
+          assert.equal(second.json().error.data.details.reason, "work_budget");
+        }
+        assert.equal(fake.requests.length, 1, "the provider is not asked for a refused request");
+      } finally {
+        await t.close();
+      }
+    });
+  }
 });

@@ -36,6 +36,7 @@ import type { EngineSettings } from "./engineContext.js";
 import type { HubApi } from "./HubApi.js";
 import { HubContext } from "./HubContext.js";
 import { HeavyWork } from "./heavy/HeavyWork.js";
+import { synthesisWork } from "./heavy/synthesisWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { listContracts } from "./listContracts.js";
@@ -433,7 +434,7 @@ export class Hub implements HubApi {
 
   synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult> {
     if (this.synthesis === undefined) return Promise.reject(unavailable("synthesize"));
-    return this.synthesis.synthesize(caller, body);
+    return this.synthesis.synthesize(caller, body, synthesisWork(this.ctx.work, caller));
   }
 
   listTemplates(): TemplateSummary[] {

@@ -1,11 +1,21 @@
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { checkAtInitial } from "../lang/check.js";
 import { BudgetExceededError, FormulaError, ModelError } from "../lang/checkErrors.js";
+import { labelText } from "../lang/graph.js";
 import { compileModel, type Lts } from "../lang/Lts.js";
 import { ParseError, parseModel, parseRule } from "../lang/parser.js";
 
 /** Model-checking budget per synthesized rule: generous for real contracts, bounded for hostile answers. */
 const CHECK_BUDGET = 10_000_000;
+
+/**
+ * Visits one synthesis request may spend over all its checks (both answers, and the model
+ * again once `-modifies` is added), as a commit's checks share one: a provider answering
+ * hundreds of rules each just under the per-rule budget would otherwise cost minutes.
+ */
+export const REQUEST_CHECK_BUDGET = DEFAULT_LIMITS.modelCheckBudget;
+
+const SIGNING = new Set(["signed_by", "threshold", "any_signed", "all_signed", "oracle_attests"]);
 
 export interface RuleVerdict {
   text: string;
@@ -13,11 +23,16 @@ export interface RuleVerdict {
   error?: string;
 }
 
+/** What the checker found: plain data, so the check can run on a worker thread. */
 export interface CandidateCheck {
-  /** The compiled model, when it parses and compiles. */
-  lts: Lts | null;
+  /** True when the model parses and compiles (then `modelError` is null). */
+  compiled: boolean;
   modelError: string | null;
   rules: RuleVerdict[];
+  /** The compiled model's warnings (unreachable states…) and its transitions that need no signature. */
+  modelWarnings: string[];
+  /** State visits the checks spent. */
+  visits: number;
 }
 
 function message(err: unknown): string {
@@ -33,7 +48,17 @@ export function ruleEnvelope(text: string): string {
   return `export default rule {\n  starting_at $PARENT\n  formula { ${text.trim()} }\n}`;
 }
 
-function checkRule(lts: Lts, text: string): RuleVerdict {
+/** Transitions a party takes without any signature (self-loops excepted): anyone allowed to write can take them. */
+function unsignedTransitions(lts: Lts): string[] {
+  return lts.transitions
+    .filter((t) => t.from !== t.to && !t.label.some((p) => p.sign === "+" && SIGNING.has(p.name)))
+    .map(
+      (t) =>
+        `transition ${lts.displayNames[t.from]} -> ${lts.displayNames[t.to]} [${labelText(t.label)}] needs no signature`,
+    );
+}
+
+function checkRule(lts: Lts, text: string, meter: { visits: number }, budget: number): RuleVerdict {
   if (text.length > DEFAULT_LIMITS.ruleTextBytes) {
     return { text, error: `the rule text passes the hub's limit of ${DEFAULT_LIMITS.ruleTextBytes} bytes` };
   }
@@ -42,7 +67,10 @@ function checkRule(lts: Lts, text: string): RuleVerdict {
     if (decl.startingAt !== null && decl.startingAt !== "$PARENT") {
       return { text, error: "a new contract's rules must start at $PARENT (no commit hash exists yet)" };
     }
-    const result = checkAtInitial(lts, decl.formula, { budget: CHECK_BUDGET });
+    const left = budget - meter.visits;
+    if (left <= 0)
+      return { text, error: `not checked: the request's model-checking budget (${budget} visits) is spent` };
+    const result = checkAtInitial(lts, decl.formula, { budget: Math.min(CHECK_BUDGET, left), meter });
     if (result.holds) return { text: ruleEnvelope(text) };
     const failing = result.failing!;
     const where = lts.displayNames[failing.state];
@@ -58,25 +86,38 @@ function checkRule(lts: Lts, text: string): RuleVerdict {
 /**
  * Checks a synthesized model and rules the way contract creation will: the
  * model must parse and compile; each rule must parse, anchor at `$PARENT` and hold at the
- * initial states. Never throws for a bad answer; reports every problem.
+ * initial states, all of them within `budget` visits (a rule past it is reported as not
+ * checked). Never throws for a bad answer; reports every problem.
  */
-export function checkCandidate(model: string | null, rules: readonly string[]): CandidateCheck {
-  if (model === null || model.trim() === "") {
-    return { lts: null, modelError: "the answer contains no model", rules: rules.map((text) => ({ text })) };
-  }
+export function checkCandidate(
+  model: string | null,
+  rules: readonly string[],
+  budget: number = REQUEST_CHECK_BUDGET,
+): CandidateCheck {
+  const refused = (modelError: string): CandidateCheck => ({
+    compiled: false,
+    modelError,
+    rules: rules.map((text) => ({ text })),
+    modelWarnings: [],
+    visits: 0,
+  });
+  if (model === null || model.trim() === "") return refused("the answer contains no model");
   // What contract creation would refuse is no candidate, and costs seconds to compile.
   if (model.length > DEFAULT_LIMITS.modelTextBytes) {
-    return {
-      lts: null,
-      modelError: `the model text passes the hub's limit of ${DEFAULT_LIMITS.modelTextBytes} bytes`,
-      rules: rules.map((text) => ({ text })),
-    };
+    return refused(`the model text passes the hub's limit of ${DEFAULT_LIMITS.modelTextBytes} bytes`);
   }
   let lts: Lts;
   try {
     lts = compileModel(parseModel(model));
   } catch (err) {
-    return { lts: null, modelError: message(err), rules: rules.map((text) => ({ text })) };
+    return refused(message(err));
   }
-  return { lts, modelError: null, rules: rules.map((text) => checkRule(lts, text)) };
+  const meter = { visits: 0 };
+  return {
+    compiled: true,
+    modelError: null,
+    rules: rules.map((text) => checkRule(lts, text, meter, budget)),
+    modelWarnings: [...lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(lts)],
+    visits: meter.visits,
+  };
 }

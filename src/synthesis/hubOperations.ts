@@ -4,11 +4,13 @@ import type { LlmProvider } from "./LlmProvider.js";
 import { type Env, hasLlmKey, providerFromEnv } from "./providerFromEnv.js";
 import { SynthesisQuota } from "./SynthesisQuota.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
+import type { SynthesisWork } from "./SynthesisWork.js";
 import { synthesize } from "./synthesize.js";
 
 /** Synthesis as the hub serves it (HubOptions.synthesis). */
 export interface SynthesisOperations {
-  synthesize(caller: Caller, body: Record<string, unknown>): Promise<SynthesisResult>;
+  /** `work`: where the checks of a language model's answer run and who pays (default: in place, free). */
+  synthesize(caller: Caller, body: Record<string, unknown>, work?: SynthesisWork): Promise<SynthesisResult>;
 }
 
 /**
@@ -24,16 +26,18 @@ export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.f
   // bad_config) rather than failing every synthesis with INTERNAL.
   const provider: LlmProvider | null = providerFromEnv(env);
   return {
-    async synthesize(caller, body) {
+    async synthesize(caller, body, work) {
       if (hasLlmKey(env)) {
         if (caller.identity === null) {
           throw new ContractError("UNAUTHORIZED", "Synthesis with a language model requires authentication", {
             reason: "unauthenticated",
           });
         }
+        // Before the quota and the provider: a caller out of work allowance spends neither.
+        work?.admit();
         quota.take(caller.identity);
       }
-      return synthesize(body, { provider });
+      return synthesize(body, work === undefined ? { provider } : { provider, work });
     },
   };
 }

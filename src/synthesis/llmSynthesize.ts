@@ -1,19 +1,15 @@
 import { ContractError } from "../contract/ContractError.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
-import { labelText } from "../lang/graph.js";
-import type { Lts } from "../lang/Lts.js";
 import { ANSWER_SCHEMA, ANSWER_SCHEMA_NAME } from "./answerSchema.js";
 import { buildPrompt, promptText } from "./buildPrompt.js";
-import { type CandidateCheck, checkCandidate } from "./checkCandidate.js";
-import { fixReadTerms } from "./fixReadTerms.js";
+import type { CandidateCheck } from "./checkCandidate.js";
 import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
 import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
 import { patternSynthesize } from "./patternSynthesize.js";
 import { familyForHint } from "./patterns/families.js";
 import { templateForHint } from "./recognizePattern.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
-
-const SIGNING = new Set(["signed_by", "threshold", "any_signed", "all_signed", "oracle_attests"]);
+import { inlineWork, type SynthesisWork } from "./SynthesisWork.js";
 
 function problems(check: CandidateCheck): string[] {
   if (check.modelError !== null) return [`model: ${check.modelError}`];
@@ -30,16 +26,6 @@ export function repairMessage(check: CandidateCheck): string {
     "Remember: a transition that does not mention a property matches it, so state protections over the states a",
     "transition enters and the signatures it carries, e.g. always(!s -> [-signed_by(/users/alice.id)] !s).",
   ].join("\n");
-}
-
-/** Transitions a party takes without any signature (self-loops excepted): anyone allowed to write can take them. */
-function unsignedTransitions(lts: Lts): string[] {
-  return lts.transitions
-    .filter((t) => t.from !== t.to && !t.label.some((p) => p.sign === "+" && SIGNING.has(p.name)))
-    .map(
-      (t) =>
-        `transition ${lts.displayNames[t.from]} -> ${lts.displayNames[t.to]} [${labelText(t.label)}] needs no signature`,
-    );
 }
 
 /**
@@ -72,12 +58,13 @@ export async function llmSynthesize(
   provider: LlmProvider,
   description: string,
   hint?: string,
+  work: SynthesisWork = inlineWork(),
 ): Promise<SynthesisResult> {
   const prompt = buildPrompt(description, hint, templateForHint(hint));
   const structured = { schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA } };
   const first = await provider.complete(prompt, structured);
   let parsed = parseAnswer(first);
-  let check = checkCandidate(parsed.model, parsed.rules);
+  let check = await work.check(parsed.model, parsed.rules);
   const warnings: string[] = [];
   const repaired = problems(check).length > 0;
   if (repaired) {
@@ -90,8 +77,8 @@ export async function llmSynthesize(
       ],
     };
     const second = parseAnswer(await provider.complete(repair, structured));
-    const secondCheck = checkCandidate(second.model, second.rules);
-    if (secondCheck.lts !== null || check.lts === null) {
+    const secondCheck = await work.check(second.model, second.rules);
+    if (secondCheck.compiled || !check.compiled) {
       parsed = second;
       check = secondCheck;
     } else {
@@ -109,23 +96,21 @@ export async function llmSynthesize(
       errors: [error],
     });
   };
-  if (check.lts === null || parsed.model === null) return unusable(check.modelError);
+  if (!check.compiled || parsed.model === null) return unusable(check.modelError);
   // A commit may post alongside its action: what the predicates read (a quorum's keys, a
   // deadline, a hash) gets -modifies on every step that does not move it on purpose.
-  const fixed = fixReadTerms(parsed.model, DEFAULT_LIMITS.modelTextBytes);
+  const fixed = await work.fixReadTerms(parsed.model, DEFAULT_LIMITS.modelTextBytes);
   if (fixed.tooLarge) {
     return unusable(
       `with -modifies of every term its predicates read on every step, the model would pass the hub's ${DEFAULT_LIMITS.modelTextBytes} bytes`,
     );
   }
   let model = parsed.model.trim();
-  let lts = check.lts;
   if (fixed.added.length > 0) {
-    const fixedCheck = checkCandidate(fixed.model, parsed.rules);
-    if (fixedCheck.lts !== null) {
+    const fixedCheck = await work.check(fixed.model, parsed.rules);
+    if (fixedCheck.compiled) {
       model = fixed.model;
       check = fixedCheck;
-      lts = fixedCheck.lts;
     }
   }
   const rules: string[] = [];
@@ -142,7 +127,7 @@ export async function llmSynthesize(
       );
     }
   }
-  warnings.push(...lts.warnings.map((w) => `model: ${w.message}`), ...unsignedTransitions(lts));
+  warnings.push(...check.modelWarnings);
   const hinted = familyForHint(hint);
   return {
     model,

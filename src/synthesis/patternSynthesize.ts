@@ -96,7 +96,7 @@ export function patternSynthesize(description: string, hint?: string): Synthesis
     (r) => `// ${r.says}\nexport default rule {\n  starting_at $PARENT\n  formula { ${r.formula} }\n}`,
   );
   const check = checkCandidate(model, texts);
-  if (check.lts === null)
+  if (!check.compiled)
     throw new Error(`pattern ${choice.family.id} built a model that does not compile: ${check.modelError}`);
   const rules: string[] = [];
   const kept = draft.rules.filter((r, i) => {

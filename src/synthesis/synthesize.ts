@@ -4,6 +4,7 @@ import { llmSynthesize } from "./llmSynthesize.js";
 import { closestPatterns, patternSynthesize } from "./patternSynthesize.js";
 import { type Env, providerFromEnv } from "./providerFromEnv.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
+import type { SynthesisWork } from "./SynthesisWork.js";
 
 export const MAX_DESCRIPTION = 20_000;
 const MAX_HINT = 200;
@@ -13,6 +14,8 @@ export interface SynthesisOptions {
   env?: Env;
   /** A provider to use instead of the environment's; `null` forces the pattern synthesizer. */
   provider?: LlmProvider | null;
+  /** Where the checks of a language model's answer run and who pays (default: in place, free). */
+  work?: SynthesisWork;
 }
 
 function invalid(field: string, message: string): ContractError {
@@ -46,7 +49,7 @@ function readRequest(body: unknown): { description: string; hint?: string } {
 export async function synthesize(body: unknown, options: SynthesisOptions = {}): Promise<SynthesisResult> {
   const { description, hint } = readRequest(body);
   const provider = options.provider !== undefined ? options.provider : providerFromEnv(options.env ?? process.env);
-  if (provider !== null) return llmSynthesize(provider, description, hint);
+  if (provider !== null) return llmSynthesize(provider, description, hint, options.work);
   const result = patternSynthesize(description, hint);
   if (result !== null) return result;
   const closest = closestPatterns(description);

@@ -73,6 +73,8 @@ export interface TestAppOptions {
   /** Environment of the synthesis operations (default: none, so the pattern synthesizer answers). */
   env?: Record<string, string | undefined>;
   quota?: SynthesisQuota;
+  /** The hub's expensive work per caller, CPU-milliseconds a minute (default: the hub's). */
+  workBudgetMs?: number;
   /** Give the hub synthesis and the template catalogue as `contract-hub start` does (default true). */
   extras?: boolean;
 }
@@ -87,6 +89,7 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
       : { templates: TEMPLATE_CATALOGUE, synthesis: hubOperations(extra.env ?? {}, extra.quota) }),
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
     ...(extra.hubNow ? { now: extra.hubNow } : {}),
+    ...(extra.workBudgetMs !== undefined ? { workBudgetMs: extra.workBudgetMs } : {}),
   });
   const options: HttpOptions = {
     hub,

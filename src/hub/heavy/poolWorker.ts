@@ -6,10 +6,13 @@
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
 import { checkRulesTask } from "./checkRulesTask.js";
+import { synthesisCheckTask, synthesisFixTask } from "./synthesisWork.js";
 import type { TaskReply } from "./WorkerPool.js";
 
 const TASKS: Record<string, (payload: never) => unknown> = {
   checkRules: checkRulesTask,
+  synthesisCheck: synthesisCheckTask,
+  synthesisFix: synthesisFixTask,
 };
 
 parentPort?.on("message", async (message: { id: number; task: string; payload: unknown }) => {
