@@ -94,6 +94,27 @@ function costlyAnswer(n: number, k: number): string {
   return ["## Model", "```modality", ...lines, "```", "## Rules", ...rules.map((r) => `- ${r}`)].join("\n");
 }
 
+describe("what the checker says about an answer stays small", () => {
+  it("a long counterexample and many failing rules: a short repair message and short warnings", async () => {
+    // A chain of 5,000 states and 40 rules that fail only at its end: each counterexample path
+    // named every state, so the repair message and the warnings grew with states × rules
+    // (a 1 MiB model and a few hundred rules made hundreds of megabytes).
+    const lines = ["model chain {", "  initial s0"];
+    for (let i = 0; i < 5000; i++) lines.push(`  s${i} -> s${i + 1} [+A +signed_by(/users/a.id)]`);
+    lines.push("  s5000 -> s5000 []", "}");
+    const rules = Array.from({ length: 40 }, (_, i) => `- always(!s5000 | s${i})`);
+    fake.script(openAiReply(["## Model", "```modality", ...lines, "```", "## Rules", ...rules].join("\n")));
+    const r = await synthesize({ description: "Some unusual deal" }, { env: env() });
+    assert.equal(fake.requests.length, 2, "one repair round");
+    const repair = fake.requests[1]!.body.messages.at(-1).content as string;
+    assert.match(repair, /rule 1: does not hold/);
+    assert.ok(repair.length < 16_384, `repair message of ${repair.length} characters`);
+    const dropped = r.warnings.filter((w) => w.startsWith("dropped rule"));
+    assert.equal(dropped.length, 40);
+    for (const w of dropped) assert.ok(w.length < 1024, `a warning of ${w.length} characters`);
+  });
+});
+
 describe("the checks of an answer are the caller's expensive work", () => {
   it("share one budget of visits per request: rules past it are not checked, and say so", () => {
     const answer = costlyAnswer(300, 6);

@@ -48,6 +48,16 @@ export function ruleEnvelope(text: string): string {
   return `export default rule {\n  starting_at $PARENT\n  formula { ${text.trim()} }\n}`;
 }
 
+/** States of a counterexample path shown at each end; a path through a long chain names thousands. */
+const PATH_ENDS = 6;
+
+/** `a -> b -> … (n states) … -> y -> z`: the path's ends, so a message stays short however long the path. */
+function pathText(names: string[]): string {
+  if (names.length <= 2 * PATH_ENDS + 1) return names.join(" -> ");
+  const skipped = names.length - 2 * PATH_ENDS;
+  return [...names.slice(0, PATH_ENDS), `… (${skipped} more states) …`, ...names.slice(-PATH_ENDS)].join(" -> ");
+}
+
 /** Transitions a party takes without any signature (self-loops excepted): anyone allowed to write can take them. */
 function unsignedTransitions(lts: Lts): string[] {
   return lts.transitions
@@ -76,7 +86,7 @@ function checkRule(lts: Lts, text: string, meter: { visits: number }, budget: nu
     const where = lts.displayNames[failing.state];
     const cx = failing.counterexample;
     const path =
-      cx && cx.path.length > 1 ? `; counterexample path: ${cx.path.map((s) => lts.displayNames[s]).join(" -> ")}` : "";
+      cx && cx.path.length > 1 ? `; counterexample path: ${pathText(cx.path.map((s) => lts.displayNames[s]!))}` : "";
     return { text, error: `does not hold at the initial state "${where}"${path}` };
   } catch (err) {
     return { text, error: message(err) };

@@ -16,11 +16,21 @@ function problems(check: CandidateCheck): string[] {
   return check.rules.flatMap((r, i) => (r.error ? [`rule ${i + 1}: ${r.error}\n${r.text}`] : []));
 }
 
-/** The follow-up message of the repair round: every problem the checker found. */
+/** Problems listed in a repair message, and characters of each: an answer of thousands of rules gets a message of kilobytes. */
+const REPAIR_PROBLEMS = 20;
+const REPAIR_PROBLEM_CHARS = 1000;
+
+/** The follow-up message of the repair round: the problems the checker found (the first 20, each cut at 1,000 characters). */
 export function repairMessage(check: CandidateCheck): string {
+  const all = problems(check);
+  const listed = all
+    .slice(0, REPAIR_PROBLEMS)
+    .map((p) => (p.length > REPAIR_PROBLEM_CHARS ? `${p.slice(0, REPAIR_PROBLEM_CHARS)} …` : p));
+  if (all.length > REPAIR_PROBLEMS)
+    listed.push(`… and ${all.length - REPAIR_PROBLEMS} more problems of the same kinds`);
   return [
     "The hub checked your answer and found these problems:",
-    ...problems(check).map((p) => `- ${p}`),
+    ...listed.map((p) => `- ${p}`),
     "",
     "Reply with the complete corrected answer in the same format (## Model, ## Rules, ## Parties, ## Protections).",
     "Remember: a transition that does not mention a property matches it, so state protections over the states a",
@@ -86,7 +96,10 @@ export async function llmSynthesize(
     }
   }
   /** The pattern synthesizer's answer when it recognises the description, else invalid_answer. */
-  const unusable = (error: string | null): SynthesisResult => {
+  const unusable = (full: string | null): SynthesisResult => {
+    // A parse error quotes the token it met, which a hostile answer can make a megabyte long.
+    const error =
+      full !== null && full.length > REPAIR_PROBLEM_CHARS ? `${full.slice(0, REPAIR_PROBLEM_CHARS)} …` : full;
     const fallback = patternSynthesize(description, hint);
     const why = `the language model gave no usable model after a repair round (${error})`;
     if (fallback !== null) return { ...fallback, warnings: [why, ...fallback.warnings] };
