@@ -46,6 +46,7 @@ describe("a custom predicate that did not finish", () => {
   let hasty: ClosableWasmRunner;
   let loop: Uint8Array;
   let slow: Uint8Array;
+  let okarg: Uint8Array;
 
   before(async () => {
     patient = createWasmRunner({ gasLimit: GAS, timeoutMs: 60_000, workers: 1 });
@@ -53,16 +54,17 @@ describe("a custom predicate that did not finish", () => {
     hasty = createWasmRunner({ gasLimit: GAS, timeoutMs: 1, workers: 1 });
     loop = await compileWat(readFileSync(new URL("./fixtures/wasm/loop.wat", import.meta.url), "utf8"));
     slow = await compileWat(SLOW_WAT);
+    okarg = await compileWat(readFileSync(new URL("./fixtures/wasm/predicate.wat", import.meta.url), "utf8"));
   });
   after(async () => {
     await patient.close();
     await hasty.close();
   });
 
-  async function installed() {
+  async function installed(model = MODEL) {
     const owner = new Party("owner");
     const d = await ContractDriver.create("unfinished", {
-      model: MODEL,
+      model,
       rules: [],
       owner: owner.identity,
       state: { "/users/owner.id": owner.key },
@@ -71,6 +73,7 @@ describe("a custom predicate that did not finish", () => {
       [
         op.post("/_code/custom/loop.wasm", b64(loop)),
         op.post("/_code/custom/slow.wasm", b64(slow)),
+        op.post("/_code/custom/okarg.wasm", b64(okarg)),
         op.action("INSTALL"),
       ],
       [owner],
@@ -115,6 +118,24 @@ describe("a custom predicate that did not finish", () => {
         "predicate_unfinished",
       );
     }
+  });
+
+  it("a replay whose predicate budget ran out only because a predicate did not finish reports UNAVAILABLE", async () => {
+    // Decided in full, -slow(1) fails at once and one predicate ran; unfinished, it holds and
+    // the transition goes on to DECISION_EVALUATIONS more, past the commit's bound.
+    const guards = Array.from({ length: 32 }, (_, i) => `-okarg("${i}")`).join(" ");
+    const d = await installed(
+      MODEL.replace(
+        "initial ready",
+        `initial ready\n  ready -> ready [+WIDE]\n  ready -> ready [+WIDE -slow(1) ${guards}]`,
+      ),
+    );
+    await d.commit([op.action("WIDE")], [], { wasm: patient });
+    await assertContractErrorAsync(
+      () => replayLog(d.contractId, d.log, { wasm: hasty }),
+      "UNAVAILABLE",
+      "predicate_unfinished",
+    );
   });
 
   it("a worker thread that dies mid-evaluation is worker_error, and the pool keeps evaluating", async () => {

@@ -4,7 +4,7 @@
  * the caller's context; the state passed in is never modified.
  */
 import type { Operation, WireCommit } from "./Commit.js";
-import { ContractError } from "./ContractError.js";
+import { ContractError, isContractError } from "./ContractError.js";
 import type { ContractState, GoverningModel, RuleRecord } from "./ContractState.js";
 import { checkRuleFormula, ruleAnchor } from "./checkRule.js";
 import { checkRulesInline, type RuleCheck } from "./checkRules.js";
@@ -14,7 +14,7 @@ import type { AssetOperation, EngineContext } from "./EngineContext.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { replayStates } from "./replayStates.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
-import { commitFacts, cutShort, type StepResult, step, unfinishedError } from "./step.js";
+import { type CommitFacts, commitFacts, cutShort, type StepResult, step, unfinishedError } from "./step.js";
 import { validateCommitShape } from "./validateCommitShape.js";
 import { verifyAttestations, verifySigners } from "./verifySigners.js";
 
@@ -77,7 +77,7 @@ export async function acceptCommit(
   );
   let current = state.current;
   if (state.model !== null) {
-    const result = await step(state.model.lts, state.current, facts);
+    const result = await step(state.model.lts, state.current, facts).catch(budgetOnUnfinished(facts, ctx));
     if (result.next.length === 0) {
       refuseReplayOnUnfinished(result, ctx);
       throw new ContractError(
@@ -105,7 +105,7 @@ export async function acceptCommit(
     const wanted = new Set(rules.map((r) => r.anchorIndex));
     if (ctx.readLog === undefined) throw new Error("acceptCommit: a MODEL commit needs ctx.readLog to replay the log");
     const replay = await replayStates(model.lts, state.contractId, ctx.readLog(), index - 1, wanted, wasm, ctx.tick);
-    const own = await step(model.lts, replay.states, facts);
+    const own = await step(model.lts, replay.states, facts).catch(budgetOnUnfinished(facts, ctx));
     if (own.next.length === 0) {
       refuseReplayOnUnfinished(own, ctx);
       throw new ContractError("VALIDATION_FAILED", "The new model has no transition for the commit that installs it", {
@@ -162,6 +162,23 @@ export async function acceptCommit(
 function refuseReplayOnUnfinished(result: StepResult, ctx: EngineContext): void {
   if (result.unfinished !== undefined && (ctx.trusted === true || ctx.replay === true))
     throw unfinishedError(result.unfinished);
+}
+
+/**
+ * The same for a replay refused with `predicate_budget`: which predicates a decision runs
+ * depends on the answers before them (an unfinished `-name(…)` guard holds, and its
+ * transition goes on to more), so the count may rest on an unfinished one too.
+ */
+function budgetOnUnfinished(facts: CommitFacts, ctx: EngineContext): (err: unknown) => never {
+  return (err) => {
+    if (
+      facts.unfinished !== undefined &&
+      (ctx.trusted === true || ctx.replay === true) &&
+      isContractError(err, "VALIDATION_FAILED")
+    )
+      throw unfinishedError(facts.unfinished);
+    throw err;
+  };
 }
 
 /** Records for the commit's rule operations, with their anchors resolved to log indices. */

@@ -1,5 +1,5 @@
 import type { Lts } from "../lang/Lts.js";
-import { ContractError } from "./ContractError.js";
+import { ContractError, isContractError } from "./ContractError.js";
 import { dataWrites } from "./dataWrites.js";
 import type { WasmRunner } from "./EngineContext.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
@@ -55,7 +55,11 @@ export async function replayStates(
         },
         actionLabelsOf(c.data),
       );
-      const result = await step(lts, states, facts);
+      const result = await step(lts, states, facts).catch((err: unknown) => {
+        // The budget too: which predicates run depends on the answers of those before them.
+        const budget = facts.unfinished !== undefined && isContractError(err, "VALIDATION_FAILED");
+        throw budget ? unfinishedError(facts.unfinished!) : err;
+      });
       if (result.next.length === 0) {
         // The history was accepted: a custom predicate the host did not finish says nothing of it.
         if (result.unfinished !== undefined) throw unfinishedError(result.unfinished);
