@@ -224,6 +224,49 @@ describe("a push refused part-way", () => {
   });
 });
 
+describe("a push refused for the caller or the hub, not for a commit", () => {
+  it("names no refused commit and does not tell the person to drop their commits", async () => {
+    const boxId = (await treasury.ok<{ contract_id: string }>(["init", "box", "--model", "bank.modality"])).contract_id;
+    // A key the hub does not know: it may clone the public contract and commit, not push.
+    const stranger = new Actor("stranger", base, hub.url);
+    stranger.publicKey = (await stranger.ok<{ public_key: string }>(["keygen", "--name", "s"])).public_key;
+    await stranger.ok(["clone", `${hub.url}/${boxId}`, "box"]);
+    const box = join(stranger.root, "box");
+    const made = await stranger.ok<{ hash: string }>(["create", "--asset", "S", "--quantity", "1"], box);
+    const notAsCommit = (e: ErrorDoc) => [
+      e.details?.refused,
+      e.details?.refused_among,
+      /reset --hard/.test(String(e.details?.hint)),
+    ];
+
+    const r = await stranger.run(["push", "--json"], box);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const unknown = r.json<ErrorDoc>();
+    assert.deepEqual([unknown.code, unknown.details?.reason], ["UNAUTHORIZED", "unknown_key"]);
+    assert.deepEqual(notAsCommit(unknown), [undefined, undefined, false]);
+
+    // The hub out of breath (429), through a proxy: again the request, not the commit. (The
+    // proxy forwards first; the hub refuses the unknown key, so nothing is stored meanwhile.)
+    proxy ??= await startTamperingProxy(hub.url);
+    proxy.rule = (path, up) =>
+      path === `/contracts/${boxId}/push`
+        ? json(429, { error: "Too many requests", code: "RATE_LIMITED", details: { retry_after: 1 } })
+        : up;
+    const limited = await stranger.run(["push", "--hub", proxy.url, "--json"], box);
+    assert.equal(limited.code, 1, limited.stdout + limited.stderr);
+    const busy = limited.json<ErrorDoc>();
+    assert.equal(busy.code, "RATE_LIMITED");
+    assert.deepEqual(notAsCommit(busy), [undefined, undefined, false]);
+    proxy.rule = null;
+
+    // The same commit goes through once the caller may push it.
+    await stranger.ok(["register"]);
+    await treasury.ok(["grant", stranger.publicKey, "--role", "writer"], dir("box"));
+    const pushed = await stranger.ok<{ pushed: number; head: string }>(["push"], box);
+    assert.deepEqual([pushed.pushed, pushed.head], [1, made.hash]);
+  });
+});
+
 describe("a hand-edited commit file", () => {
   it("is refused as CORRUPTED, with the repair, by every command that reads the log", async () => {
     await treasury.ok(["clone", `${hub.url}/${vaultId}`, "vault3"]);

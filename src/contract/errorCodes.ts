@@ -24,3 +24,17 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
 }
+
+/**
+ * Refusals that speak of the hub or the caller (credentials, its budget, the store, a missing
+ * configuration), never of a commit: the hub names no commit in them (docs/api.md), and a
+ * client does not take one for a refusal of the commit it sent.
+ */
+export const NOT_ABOUT_A_COMMIT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "UNAUTHORIZED",
+  "RATE_LIMITED",
+  "UPSTREAM_ERROR",
+  "UNAVAILABLE",
+  "CORRUPTED",
+  "INTERNAL",
+]);

@@ -12,7 +12,7 @@ import {
   startBatchSignatures,
   stateView,
 } from "../contract/engine.js";
-import type { ErrorCode } from "../contract/errorCodes.js";
+import { NOT_ABOUT_A_COMMIT } from "../contract/errorCodes.js";
 import { IDENTITY_PREFIX, isLowerHex } from "../contract/hex.js";
 import type { StoredCommit } from "../contract/StoredCommit.js";
 import type { StateView } from "../contract/stateView.js";
@@ -30,26 +30,13 @@ function conflict(head: string | null, message: string, index?: number): Contrac
 }
 
 /**
- * Refusals that speak of the hub or the caller (its budget, the store, a missing
- * configuration), not of the commit being decided when they were thrown: they name no commit.
- */
-const NOT_ABOUT_THE_COMMIT: ReadonlySet<ErrorCode> = new Set([
-  "UNAUTHORIZED",
-  "RATE_LIMITED",
-  "UPSTREAM_ERROR",
-  "UNAVAILABLE",
-  "CORRUPTED",
-  "INTERNAL",
-]);
-
-/**
  * `err` naming the commit it refused: `details.commit_hash`, and `details.commit_index`, its
  * index in the contract's log, once the hub has read the log (docs/api.md). The push is
  * refused as a whole, and a client that sent many commits must know which one to drop.
  * Built only on the way out, so a push that succeeds pays nothing for it.
  */
 function namingCommit(err: unknown, hash: unknown, index?: number): unknown {
-  if (!isContractError(err) || NOT_ABOUT_THE_COMMIT.has(err.code)) return err;
+  if (!isContractError(err) || NOT_ABOUT_A_COMMIT.has(err.code)) return err;
   // A commit refused for its shape may carry no usable hash: then nothing names it.
   if (!isLowerHex(hash, 32)) return err;
   const details = { ...err.details, ...(index === undefined ? {} : { commit_index: index }), commit_hash: hash };

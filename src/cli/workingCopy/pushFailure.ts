@@ -9,6 +9,7 @@
 import type { HubClient } from "../../client/HubClient.js";
 import type { RecvValue } from "../../contract/Commit.js";
 import { ContractError, isContractError } from "../../contract/ContractError.js";
+import { NOT_ABOUT_A_COMMIT } from "../../contract/errorCodes.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { count } from "../count.js";
 import { shortHash } from "../hashPrefix.js";
@@ -67,9 +68,14 @@ export async function explainPushFailure(
   }
 
   // The request the hub refused starts right after the commits it stored (a push of one
-  // request stored nothing, whether or not the hub could be asked again).
+  // request stored nothing, whether or not the hub could be asked again). A refusal of the
+  // caller or of the hub (an unknown key, a rate limit, a hub down) is about no commit: naming
+  // one would send the person to drop commits that go through once that is mended.
+  const aboutACommit = !NOT_ABOUT_A_COMMIT.has(err.code);
   const batch =
-    settled.kind !== "unknown" || unpushed.length <= batchSize ? unpushed.slice(stored, stored + batchSize) : [];
+    aboutACommit && (settled.kind !== "unknown" || unpushed.length <= batchSize)
+      ? unpushed.slice(stored, stored + batchSize)
+      : [];
   const refused = namedByHub(unpushed, err) ?? refusedCommit(batch, err);
   let what = "";
   if (refused !== undefined) {
