@@ -33,6 +33,8 @@ describe("assets through the hub", () => {
       contract_id: "c",
       assets: [],
       balances: [{ asset_id: "gold", issuer: "a", amount: 100 }],
+      assets_total: 0,
+      balances_total: 1,
     });
     assert.deepEqual((await hub.getAssets(ANONYMOUS, "a")).assets, [
       { asset_id: "gold", issuer: "a", quantity: 1000, divisibility: 10 },

@@ -259,12 +259,16 @@ describe("asset success through every route", () => {
         contract_id: `${issuer}r`,
         assets: [],
         balances: [{ asset_id: "c", issuer, amount: 30 }],
+        assets_total: 0,
+        balances_total: 1,
       });
       const viaRpc = await rpc(alice, "getAssets", { contract_id: issuer });
       assert.deepEqual(viaRpc.result, {
         contract_id: issuer,
         assets: [{ asset_id: "c", issuer, quantity: 100, divisibility: 10 }],
         balances: [{ asset_id: "c", issuer, amount: 70 }],
+        assets_total: 1,
+        balances_total: 1,
       });
     }
   });

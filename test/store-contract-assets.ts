@@ -94,6 +94,54 @@ export function assetCases(fresh: () => Promise<Store>): void {
     assert.equal(await store.getSend(a[1]!.hash), null);
   });
 
+  it("reads a page of a contract's books in key order, each list from its offset, with both totals", async () => {
+    const store = await fresh();
+    const { b, send } = await issueAndSend(store);
+    // `b` receives a's `tok` and creates five assets (ids out of order), holding them too.
+    const [c] = testChain("b", 1, b[0]!.hash, 1);
+    const ids = ["e", "b", "d", "a", "c"];
+    await store.appendCommits("b", b[0]!.hash, [c!], {
+      assetEffects: [
+        { kind: "recv", sendCommitHash: send, recvCommitHash: c!.hash, contractId: "b" },
+        ...ids.map((assetId) => ({
+          kind: "create" as const,
+          issuer: "b",
+          assetId,
+          quantity: 10,
+          divisibility: 1,
+          commitHash: c!.hash,
+        })),
+      ],
+    });
+    const asset = (assetId: string) => ({ issuer: "b", assetId, quantity: 10, divisibility: 1 });
+    const own = (assetId: string) => ({ issuer: "b", assetId, amount: 10 });
+    const tok = { issuer: "a", assetId: "tok", amount: 30 };
+    assert.deepEqual(await store.getAssetsPage("b", { limit: 2, offset: 1 }), {
+      assets: [asset("b"), asset("c")],
+      balances: [own("a"), own("b")],
+      assetsTotal: 5,
+      balancesTotal: 6,
+    });
+    assert.deepEqual(await store.getAssetsPage("b", { limit: 10, offset: 5 }), {
+      assets: [],
+      balances: [own("e")],
+      assetsTotal: 5,
+      balancesTotal: 6,
+    });
+    assert.deepEqual(await store.getAssetsPage("b", { limit: 10, offset: 0 }), {
+      assets: ["a", "b", "c", "d", "e"].map(asset),
+      balances: [tok, ...["a", "b", "c", "d", "e"].map(own)],
+      assetsTotal: 5,
+      balancesTotal: 6,
+    });
+    assert.deepEqual(await store.getAssetsPage("nobody", { limit: 10, offset: 0 }), {
+      assets: [],
+      balances: [],
+      assetsTotal: 0,
+      balancesTotal: 0,
+    });
+  });
+
   it("reads one asset by its key and a holder's balances of one asset id (the ledger's point reads)", async () => {
     const store = await fresh();
     const { b, send } = await issueAndSend(store);

@@ -118,3 +118,16 @@ export interface IncomingSendsResult {
   /** SENDs matching the filter, over every page. */
   total: number;
 }
+
+/** `GET /contracts/:id/assets` and JSON-RPC `getAssets`: one page of a contract's books. */
+export interface AssetsResult {
+  contract_id: string;
+  /** Assets the contract created, by asset id. */
+  assets: { asset_id: string; issuer: string; quantity: number; divisibility: number }[];
+  /** Balances the contract holds, by issuer, then asset id. */
+  balances: { asset_id: string; issuer: string; amount: number }[];
+  /** Assets the contract created, over every page. */
+  assets_total: number;
+  /** Balances the contract holds, over every page. */
+  balances_total: number;
+}

@@ -258,6 +258,20 @@ export const Responses = {
   granted: Type.Object({ contract_id: Type.String(), identity: Type.String(), role: Type.String() }),
   any: Type.Unknown(),
   incoming: Type.Object({ contract_id: Type.String(), sends: Type.Array(IncomingSend), total: Type.Integer() }),
+  assets: Type.Object({
+    contract_id: Type.String(),
+    assets: Type.Array(
+      Type.Object({
+        asset_id: Type.String(),
+        issuer: Type.String(),
+        quantity: Type.Integer(),
+        divisibility: Type.Integer(),
+      }),
+    ),
+    balances: Type.Array(Type.Object({ asset_id: Type.String(), issuer: Type.String(), amount: Type.Integer() })),
+    assets_total: Type.Integer(),
+    balances_total: Type.Integer(),
+  }),
   proposal: Type.Object({ proposal: Proposal, commit: Type.Optional(Type.Unknown()) }),
   proposals: Type.Object({ proposals: Type.Array(Proposal) }),
 };

@@ -6,7 +6,7 @@ import { sendsTakenByUnpushed, type TakenSend } from "./incomingCommand.js";
 import { clientFor, type HubFlags, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
-/** What `GET /contracts/:id/assets` answers. */
+/** A contract's books as `GET /contracts/:id/assets` answers them, all pages together. */
 export interface AssetsDoc {
   contract_id: string;
   assets: { asset_id: string; issuer: string; quantity: number; divisibility: number }[];
@@ -43,10 +43,11 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
   });
 }
 
-/** The hub's asset books of the working copy's contract. */
+/** The hub's asset books of the working copy's contract, whole: every page the hub answers them in. */
 export async function hubAssets(cli: Cli, opts: HubFlags, wc: WorkingCopy): Promise<AssetsDoc> {
   const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
-  return (await client.getAssets(wc.config.contract_id)) as AssetsDoc;
+  const { contract_id, assets, balances } = await client.getAllAssets(wc.config.contract_id);
+  return { contract_id, assets, balances };
 }
 
 /** `changes` with what each taken SEND brings in added (an unpushed SEND to itself under the name it was sent by). */

@@ -6,7 +6,14 @@
  * ContractError with the hub's code and details, exactly as the hub raised them.
  */
 
-import type { IncomingSendsResult, ProposalView, PullResult, StateView, SubmitCommitResult } from "../api/responses.js";
+import type {
+  AssetsResult,
+  IncomingSendsResult,
+  ProposalView,
+  PullResult,
+  StateView,
+  SubmitCommitResult,
+} from "../api/responses.js";
 import type {
   CreateContractBody,
   GrantBody,
@@ -125,9 +132,37 @@ export class HubClient {
   ): Promise<{ contract_id: string; identity: string; role: string }> {
     return this.post(`/contracts/${enc(id)}/grant`, { identity, role });
   }
-  /** `GET /contracts/:id/assets`. */
-  getAssets(id: string): Promise<unknown> {
-    return this.get(`/contracts/${enc(id)}/assets`);
+  /**
+   * `GET /contracts/:id/assets`: one page of the contract's books (default and largest: 1,000
+   * assets and 1,000 balances), with `assets_total` and `balances_total`.
+   */
+  getAssets(id: string, q: PageQuery = {}): Promise<AssetsResult> {
+    return this.get(`/contracts/${enc(id)}/assets`, q);
+  }
+  /**
+   * Every asset the contract created and every balance it holds, asking page after page until
+   * both lists are complete. Rows are only ever added, so a row added during the reads can
+   * shift one already read onto the next page; each appears once, as last read.
+   */
+  async getAllAssets(id: string): Promise<AssetsResult> {
+    const assets = new Map<string, AssetsResult["assets"][number]>();
+    const balances = new Map<string, AssetsResult["balances"][number]>();
+    let page = await this.getAssets(id);
+    for (let offset = 0; ; ) {
+      for (const a of page.assets) assets.set(a.asset_id, a);
+      for (const b of page.balances) balances.set(`${b.issuer}/${b.asset_id}`, b);
+      offset += Math.max(page.assets.length, page.balances.length);
+      if (page.assets.length + page.balances.length === 0) break;
+      if (offset >= Math.max(page.assets_total, page.balances_total)) break;
+      page = await this.getAssets(id, { offset });
+    }
+    return {
+      contract_id: page.contract_id,
+      assets: [...assets.values()],
+      balances: [...balances.values()],
+      assets_total: assets.size,
+      balances_total: balances.size,
+    };
   }
   /**
    * `GET /contracts/:id/incoming`: the SENDs addressed to the contract, oldest first, with

@@ -5,6 +5,7 @@
  * proof verifiers it is made of, for clients that keep their own state).
  */
 export type {
+  AssetsResult,
   CommitEvent,
   IncomingSend,
   IncomingSendsResult,

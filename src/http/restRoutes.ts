@@ -251,10 +251,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
   route({
     method: "GET",
     url: "/contracts/:id/assets",
-    summary: "Assets created in the contract and balances it holds",
+    summary: "A page of the assets created in the contract and of the balances it holds, with their totals",
     auth: "optional",
-    schema: { params: S.IdParams, response: S.Responses.any },
-    run: ({ hub, caller, params }) => hub.getAssets(caller, params.id),
+    schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.assets },
+    run: ({ hub, caller, params, query }) => hub.getAssets(caller, params.id, query),
   }),
   route({
     method: "GET",

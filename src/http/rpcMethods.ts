@@ -113,7 +113,10 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: Type.Object({ id: S.TemplateParams.properties.id }),
     run: ({ hub }, p) => hub.getTemplate(p.id),
   }),
-  getAssets: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getAssets(caller, p.contract_id) }),
+  getAssets: rpcMethod({
+    params: Type.Object({ contract_id: S.ContractId, ...S.PageQuery.properties }),
+    run: ({ hub, caller }, { contract_id, ...q }) => hub.getAssets(caller, contract_id, q),
+  }),
   listIncomingSends: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.IncomingQuery.properties }),
     run: ({ hub, caller }, { contract_id, ...q }) => hub.listIncomingSends(caller, contract_id, q),

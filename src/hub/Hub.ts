@@ -30,6 +30,7 @@ import { CosignedCheckpoints, type WitnessPolicy } from "./CosignedCheckpoints.j
 export type { CheckpointWitness, WitnessPolicy } from "./CosignedCheckpoints.js";
 
 import { listIncomingSends } from "./assets/listIncomingSends.js";
+import { readAssetsPage } from "./assets/readAssetsPage.js";
 import { createContract } from "./createContract.js";
 import { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
@@ -294,20 +295,9 @@ export class Hub implements HubApi {
     return () => this.accessListeners.delete(listener);
   }
 
-  /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
-  async getAssets(caller: Caller, id: string) {
-    await this.ctx.access(caller, id, "read");
-    const { assets, balances } = await this.store.getAssets(id);
-    return {
-      contract_id: id,
-      assets: assets.map((a) => ({
-        asset_id: a.assetId,
-        issuer: a.issuer,
-        quantity: a.quantity,
-        divisibility: a.divisibility,
-      })),
-      balances: balances.map((b) => ({ asset_id: b.assetId, issuer: b.issuer, amount: b.amount })),
-    };
+  /** `GET /contracts/:id/assets`: a page of the assets created in the contract and of the balances it holds. */
+  getAssets(caller: Caller, id: string, q: { limit?: unknown; offset?: unknown } = {}) {
+    return readAssetsPage(this.ctx, caller, id, q);
   }
 
   listIncomingSends(caller: Caller, id: string, q: { pending?: unknown; limit?: unknown; offset?: unknown }) {

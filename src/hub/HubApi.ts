@@ -104,8 +104,8 @@ export interface HubApi extends ProposalApi {
   grant(caller: Caller, id: string, body: GrantBody): Promise<{ contract_id: string; identity: string; role: string }>;
   /** Calls `listener(contractId, identity)` after the identity's grant on a contract changed; returns the unsubscribe function. */
   onAccessChange(listener: (contractId: string, identity: string) => void): () => void;
-  /** `GET /contracts/:id/assets`: assets created in the contract and the balances it holds. */
-  getAssets(caller: Caller, id: string): Promise<unknown>;
+  /** `GET /contracts/:id/assets`: a page of the assets created in the contract and of the balances it holds. */
+  getAssets(caller: Caller, id: string, q?: { limit?: unknown; offset?: unknown }): Promise<unknown>;
   /**
    * `GET /contracts/:id/incoming`: the SENDs addressed to the contract, oldest first, with their
    * receipts; `pending` (true or "true") keeps the ones not yet received.

@@ -21,8 +21,14 @@ export function nonNegativeInteger(value: unknown, name: string): number | undef
   return n;
 }
 
-/** `limit` (default 100; a larger one is capped at 1,000, as git hosts cap page sizes) and `offset` (default 0). */
-export function pageQuery(q: { limit?: unknown; offset?: unknown }): { limit: number; offset: number } {
-  const limit = Math.min(nonNegativeInteger(q.limit, "limit") ?? DEFAULT_PAGE, MAX_PAGE);
+/**
+ * `limit` (default 100, or the route's own `defaultLimit`; a larger one is capped at 1,000, as
+ * git hosts cap page sizes) and `offset` (default 0).
+ */
+export function pageQuery(
+  q: { limit?: unknown; offset?: unknown },
+  defaultLimit = DEFAULT_PAGE,
+): { limit: number; offset: number } {
+  const limit = Math.min(nonNegativeInteger(q.limit, "limit") ?? defaultLimit, MAX_PAGE);
   return { limit, offset: nonNegativeInteger(q.offset, "offset") ?? 0 };
 }

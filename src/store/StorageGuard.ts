@@ -49,6 +49,7 @@ const BY_CONTRACT = new Set([
   "getGrant",
   "listGrants",
   "getAssets",
+  "getAssetsPage",
   "getAsset",
   "getBalancesNamed",
   "listIncomingSends",

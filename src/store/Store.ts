@@ -125,6 +125,14 @@ export interface BalanceRecord {
   amount: number;
 }
 
+/** A page of a contract's books (Store.getAssetsPage), with each list's size over every page. */
+export interface AssetsPage {
+  assets: AssetRecord[];
+  balances: BalanceRecord[];
+  assetsTotal: number;
+  balancesTotal: number;
+}
+
 export interface SendRecord {
   commitHash: string;
   from: string;
@@ -235,8 +243,18 @@ export interface Store {
    */
   useNonce(accessKey: string, nonce: string, expiresAt: number): Promise<boolean>;
 
-  /** Assets created in a contract and the balances it holds. */
+  /**
+   * Every asset created in a contract and every balance it holds, for `verify`, which checks
+   * them all; a request reads a page (getAssetsPage).
+   */
   getAssets(contractId: string): Promise<{ assets: AssetRecord[]; balances: BalanceRecord[] }>;
+  /**
+   * One page of a contract's books (`GET /contracts/:id/assets`): up to `limit` of the assets
+   * it created (by asset id) and up to `limit` of the balances it holds (by issuer, then
+   * asset id), each list from its own `offset`, read in order from the primary keys, with how
+   * many of each there are.
+   */
+  getAssetsPage(contractId: string, page: { limit: number; offset: number }): Promise<AssetsPage>;
   /** One asset by its key (issuing contract, asset id), or null. */
   getAsset(issuer: string, assetId: string): Promise<AssetRecord | null>;
   /**

@@ -244,15 +244,39 @@ const LEAVES_FROM_COMMITS: readonly string[] = ["DELETE FROM tlog_nodes WHERE le
 const WIRE_ONCE: readonly string[] = ["UPDATE commits SET wire = NULL WHERE wire IS NOT NULL"];
 
 /**
+ * Each SEND's leaf (its commit's `leaf_index`), filled for the rows that lack it. Version 11
+ * runs it once; the store's open runs it again after numbering commits stored before the
+ * tree existed (version 3), whose SENDs the migration could not number yet.
+ */
+export const SENDS_LEAF_BACKFILL =
+  "UPDATE sends SET leaf_index = (SELECT c.leaf_index FROM commits c WHERE c.hash = sends.commit_hash) WHERE leaf_index IS NULL";
+
+/**
+ * A contract's incoming SENDs read in order from an index (version 11; docs/storage.md). The
+ * list is ordered by the SEND commit's leaf, which lived only in `commits`: each page joined
+ * and sorted every SEND addressed to the contract, so a recipient flooded with 1-unit SENDs
+ * made every page read them all. `sends.leaf_index` (written with the SEND, backfilled here)
+ * and the index on (to_contract, leaf_index) give a page its rows in order; the index's
+ * prefix serves what `sends_by_recipient` did, so that one goes.
+ */
+const SENDS_IN_LEAF_ORDER: readonly string[] = [
+  SENDS_LEAF_BACKFILL,
+  "CREATE INDEX IF NOT EXISTS sends_by_recipient_leaf ON sends (to_contract, leaf_index)",
+  "DROP INDEX IF EXISTS sends_by_recipient",
+];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
- * commits' leaf_index and wire columns (SQLite has no `ADD COLUMN IF NOT EXISTS`) and drop
- * the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a table constraint).
+ * commits' leaf_index and wire columns and the sends' leaf_index (SQLite has no `ADD COLUMN
+ * IF NOT EXISTS`) and drop the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a
+ * table constraint).
  */
 export function schemaMigrations(
   partyPathsBackfill: string,
   addLeafIndex: string,
   addWire: string,
   dropHashPair: readonly string[],
+  addSendLeaf: string,
 ): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
@@ -265,5 +289,6 @@ export function schemaMigrations(
     { version: 8, statements: [...TLOG_COSIGNED] },
     { version: 9, statements: [...LEAVES_FROM_COMMITS] },
     { version: 10, statements: [...WIRE_ONCE] },
+    { version: 11, statements: [addSendLeaf, ...SENDS_IN_LEAF_ORDER] },
   ];
 }

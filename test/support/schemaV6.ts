@@ -35,6 +35,15 @@ export const HUB_TABLES = [
   "state_snapshots",
 ] as const;
 
+/**
+ * Columns a later version added and backfilled (version 11: each SEND's leaf), left out of the
+ * dumps, so a dump of a migrated database compares with what version 6 stored; the later
+ * version's own tests check them (test/migration-v11.test.ts).
+ */
+const LATER_COLUMNS: Readonly<Record<string, readonly string[]>> = { sends: ["leaf_index"] };
+const dumped = (table: string, columns: readonly string[]) =>
+  columns.filter((c) => !(LATER_COLUMNS[table] ?? []).includes(c)).join(", ");
+
 /** What the story left: its contracts, parties and the hashes the tests look up. */
 export interface Story {
   ids: string[];
@@ -127,8 +136,11 @@ export function copySqliteRows(from: string, db: Database.Database): void {
 export function dumpSqlite(db: Database.Database): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   for (const t of HUB_TABLES) {
-    const cols = (db.pragma(`table_info(${t})`) as { name: string }[]).map((c) => c.name).join(", ");
-    out[t] = db.prepare(`SELECT * FROM ${t} ORDER BY ${cols}`).all();
+    const cols = dumped(
+      t,
+      (db.pragma(`table_info(${t})`) as { name: string }[]).map((c) => c.name),
+    );
+    out[t] = db.prepare(`SELECT ${cols} FROM ${t} ORDER BY ${cols}`).all();
   }
   return out;
 }
@@ -137,13 +149,15 @@ export function dumpSqlite(db: Database.Database): Record<string, unknown[]> {
 type Queryable = pg.Pool | pg.ClientBase;
 
 /** The columns of `schema.table` in PostgreSQL, in table order. */
-async function pgColumns(client: Queryable, schema: string, table: string): Promise<string> {
+async function pgColumnList(client: Queryable, schema: string, table: string): Promise<string[]> {
   const { rows } = await client.query<{ column_name: string }>(
     "SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position",
     [schema, table],
   );
-  return rows.map((r) => r.column_name).join(", ");
+  return rows.map((r) => r.column_name);
 }
+const pgColumns = async (client: Queryable, schema: string, table: string) =>
+  (await pgColumnList(client, schema, table)).join(", ");
 
 /** Copies every hub table of schema `from` into schema `to` (at 6, otherwise empty but for its seed rows). */
 export async function copyPgRows(client: pg.ClientBase, from: string, to: string): Promise<void> {
@@ -160,8 +174,8 @@ export async function copyPgRows(client: pg.ClientBase, from: string, to: string
 export async function dumpPg(client: Queryable, schema: string): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
   for (const t of HUB_TABLES) {
-    const cols = await pgColumns(client, schema, t);
-    out[t] = (await client.query(`SELECT * FROM "${schema}".${t} ORDER BY ${cols}`)).rows;
+    const cols = dumped(t, await pgColumnList(client, schema, t));
+    out[t] = (await client.query(`SELECT ${cols} FROM "${schema}".${t} ORDER BY ${cols}`)).rows;
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type {
   AccessKeyRecord,
   AppendExtras,
   AssetRecord,
+  AssetsPage,
   BalanceRecord,
   ContractRecord,
   CosignedCheckpointRecord,
@@ -54,15 +55,24 @@ export const PG_BY_HASH = {
   commit: `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = $1 AND hash = $2`,
   stored: "SELECT hash FROM commits WHERE contract_id = $1 AND hash = ANY($2::text[])",
   leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = $1",
-  /** A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived only). */
+  /**
+   * A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived
+   * only), read in order from `sends_by_recipient_leaf` (../sqlite/SqliteStore.ts BY_HASH).
+   */
   incoming: (pending: boolean) =>
     `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
             s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
-            c.timestamp, c.leaf_index AS "leafIndex"
+            c.timestamp, s.leaf_index AS "leafIndex"
        FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
        LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
       WHERE s.to_contract = $1${pending ? " AND r.send_commit_hash IS NULL" : ""}
-      ORDER BY c.leaf_index, s.commit_hash LIMIT $2 OFFSET $3`,
+      ORDER BY s.leaf_index LIMIT $2 OFFSET $3`,
+  /** How many SENDs `incoming` lists over every page; all of them are counted from the index alone. */
+  incomingTotal: (pending: boolean) =>
+    pending
+      ? `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+          WHERE s.to_contract = $1 AND r.send_commit_hash IS NULL`
+      : "SELECT COUNT(*) AS n FROM sends WHERE to_contract = $1",
 };
 
 /**
@@ -432,6 +442,26 @@ export class PostgresStore implements Store {
     return { assets, balances };
   }
 
+  async getAssetsPage(contractId: string, page: { limit: number; offset: number }): Promise<AssetsPage> {
+    const p = [contractId, page.limit, page.offset];
+    const assets = await this.rows<AssetRecord>(
+      `SELECT issuer, asset_id AS "assetId", quantity, divisibility FROM assets WHERE issuer = $1
+        ORDER BY asset_id LIMIT $2 OFFSET $3`,
+      p,
+    );
+    const balances = await this.rows<BalanceRecord>(
+      `SELECT issuer, asset_id AS "assetId", amount FROM balances WHERE contract_id = $1
+        ORDER BY issuer, asset_id LIMIT $2 OFFSET $3`,
+      p,
+    );
+    const [totals] = await this.rows<{ assets: number; balances: number }>(
+      `SELECT (SELECT COUNT(*) FROM assets WHERE issuer = $1) AS assets,
+              (SELECT COUNT(*) FROM balances WHERE contract_id = $1) AS balances`,
+      [contractId],
+    );
+    return { assets, balances, assetsTotal: totals!.assets, balancesTotal: totals!.balances };
+  }
+
   async getAsset(issuer: string, assetId: string): Promise<AssetRecord | null> {
     const [row] = await this.rows<AssetRecord>(
       `SELECT issuer, asset_id AS "assetId", quantity, divisibility FROM assets WHERE issuer = $1 AND asset_id = $2`,
@@ -466,12 +496,7 @@ export class PostgresStore implements Store {
     contractId: string,
     q: { pending: boolean; limit: number; offset: number },
   ): Promise<{ sends: IncomingSendRecord[]; total: number }> {
-    const pending = q.pending ? " AND r.send_commit_hash IS NULL" : "";
-    const [count] = await this.rows<{ n: number }>(
-      `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-        WHERE s.to_contract = $1${pending}`,
-      [contractId],
-    );
+    const [count] = await this.rows<{ n: number }>(PG_BY_HASH.incomingTotal(q.pending), [contractId]);
     const sends = await this.rows<IncomingSendRecord>(PG_BY_HASH.incoming(q.pending), [contractId, q.limit, q.offset]);
     return { sends, total: count?.n ?? 0 };
   }

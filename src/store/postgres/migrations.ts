@@ -38,6 +38,7 @@ export const PG_MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE commits ADD COLUMN IF NOT EXISTS leaf_index BIGINT",
   "ALTER TABLE commits ADD COLUMN IF NOT EXISTS wire TEXT",
   [DROP_HASH_PAIR],
+  "ALTER TABLE sends ADD COLUMN IF NOT EXISTS leaf_index BIGINT",
 );
 
 /** The newest schema version this code knows. */

@@ -32,8 +32,11 @@ export async function applyPgAssetEffects(client: PoolClient, effects: readonly 
         );
         if (debit.rowCount !== 1)
           throw assetEffectRefusal(e, `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
+        // The SEND's leaf orders its recipient's incoming list (schema version 11): its commit
+        // was inserted, leaf and all, before the effects.
         await client.query(
-          "INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount) VALUES ($1, $2, $3, $4, $5, $6)",
+          `INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount, leaf_index)
+           VALUES ($1, $2, $3, $4, $5, $6, (SELECT leaf_index FROM commits WHERE hash = $1))`,
           [e.commitHash, e.from, e.to, e.issuer, e.assetId, e.amount],
         );
       } else {

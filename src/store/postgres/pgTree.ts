@@ -9,6 +9,7 @@ import type pg from "pg";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierOf } from "../../tlog/proofs.js";
+import { SENDS_LEAF_BACKFILL } from "../schema.js";
 import {
   leafHashesOf,
   leafRow,
@@ -58,8 +59,8 @@ export async function appendPgLeaves(client: Queryable, commits: readonly Stored
 }
 
 /**
- * Gives leaves to commits stored before the tree existed, in receipt order, in one
- * transaction that holds the size row's lock (so concurrent starts backfill once).
+ * Gives leaves to commits stored before the tree existed, in receipt order, then to the
+ * SENDs without one, in one transaction that holds the size row's lock (so concurrent starts backfill once).
  */
 export async function backfillPgLeaves(client: pg.PoolClient): Promise<void> {
   await client.query("BEGIN");
@@ -77,6 +78,8 @@ export async function backfillPgLeaves(client: pg.PoolClient): Promise<void> {
         [rows.map((r) => r.contract_id), rows.map((r) => r.idx), commits.map((c) => c.leafIndex)],
       );
     }
+    // Their SENDs' leaves, and any an instance older than schema version 11 stored since.
+    await client.query(SENDS_LEAF_BACKFILL);
     await client.query("COMMIT");
   } catch (err) {
     await client.query("ROLLBACK").catch(() => {});

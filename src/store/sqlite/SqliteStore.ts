@@ -10,6 +10,7 @@ import type {
   AccessKeyRecord,
   AppendExtras,
   AssetRecord,
+  AssetsPage,
   BalanceRecord,
   ContractRecord,
   CosignedCheckpointRecord,
@@ -56,15 +57,36 @@ export const BY_HASH = {
   commit: `SELECT ${COMMIT_COLUMNS} FROM commits WHERE contract_id = ? AND hash = ?`,
   stored: "SELECT hash FROM commits WHERE +contract_id = ? AND hash IN (SELECT value FROM json_each(?))",
   leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = ?",
-  /** A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived only). */
+  /**
+   * A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived
+   * only), read in order from `sends_by_recipient_leaf`: a page reads its rows (and the ones
+   * its offset skips), not every SEND addressed to the contract. A SEND's commit has one leaf.
+   */
   incoming: (pending: boolean) =>
     `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
             s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
-            c.timestamp, c.leaf_index AS leafIndex
+            c.timestamp, s.leaf_index AS leafIndex
        FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
        LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
       WHERE s.to_contract = @contractId${pending ? " AND r.send_commit_hash IS NULL" : ""}
-      ORDER BY c.leaf_index, s.commit_hash LIMIT @limit OFFSET @offset`,
+      ORDER BY s.leaf_index LIMIT @limit OFFSET @offset`,
+  /** How many SENDs `incoming` lists over every page; all of them are counted from the index alone. */
+  incomingTotal: (pending: boolean) =>
+    pending
+      ? `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+          WHERE s.to_contract = @contractId AND r.send_commit_hash IS NULL`
+      : "SELECT COUNT(*) AS n FROM sends WHERE to_contract = @contractId",
+};
+
+/**
+ * A page of a contract's books (Store.getAssetsPage), each list read in its primary key's
+ * order from that key: assets (issuer, asset_id), balances (contract_id, issuer, asset_id).
+ */
+export const ASSETS_PAGE = {
+  assets: `SELECT issuer, asset_id AS assetId, quantity, divisibility FROM assets WHERE issuer = @contractId
+            ORDER BY asset_id LIMIT @limit OFFSET @offset`,
+  balances: `SELECT issuer, asset_id AS assetId, amount FROM balances WHERE contract_id = @contractId
+              ORDER BY issuer, asset_id LIMIT @limit OFFSET @offset`,
 };
 
 /** The embedded store: `<dataDir>/hub.sqlite`, WAL, synchronous=FULL; reads on this thread, writes on the writer thread with group commit (docs/storage.md). */
@@ -282,6 +304,17 @@ export class SqliteStore implements Store {
     return { assets, balances };
   }
 
+  async getAssetsPage(contractId: string, page: { limit: number; offset: number }): Promise<AssetsPage> {
+    const params = { contractId, limit: page.limit, offset: page.offset };
+    const count = (text: string) => (this.sql(text).get(params) as { n: number }).n;
+    return {
+      assets: this.sql(ASSETS_PAGE.assets).all(params) as AssetRecord[],
+      balances: this.sql(ASSETS_PAGE.balances).all(params) as BalanceRecord[],
+      assetsTotal: count("SELECT COUNT(*) AS n FROM assets WHERE issuer = @contractId"),
+      balancesTotal: count("SELECT COUNT(*) AS n FROM balances WHERE contract_id = @contractId"),
+    };
+  }
+
   async getAsset(issuer: string, assetId: string): Promise<AssetRecord | null> {
     const row = this.sql(
       "SELECT issuer, asset_id AS assetId, quantity, divisibility FROM assets WHERE issuer = ? AND asset_id = ?",
@@ -314,14 +347,8 @@ export class SqliteStore implements Store {
     contractId: string,
     q: { pending: boolean; limit: number; offset: number },
   ): Promise<{ sends: IncomingSendRecord[]; total: number }> {
-    const pending = q.pending ? " AND r.send_commit_hash IS NULL" : "";
     const params = { contractId, limit: q.limit, offset: q.offset };
-    const total = (
-      this.sql(
-        `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-          WHERE s.to_contract = @contractId${pending}`,
-      ).get(params) as { n: number }
-    ).n;
+    const total = (this.sql(BY_HASH.incomingTotal(q.pending)).get(params) as { n: number }).n;
     const sends = this.sql(BY_HASH.incoming(q.pending)).all(params) as IncomingSendRecord[];
     return { sends, total };
   }

@@ -30,9 +30,12 @@ export function applyAssetEffects(db: Database.Database, effects: readonly Asset
           .run(e.amount, e.from, e.issuer, e.assetId);
         if (debit.changes !== 1)
           throw assetEffectRefusal(e, `no balance of ${e.issuer}/${e.assetId}`, -32022, "asset_not_found");
+        // The SEND's leaf orders its recipient's incoming list (schema version 11): its commit
+        // was inserted, leaf and all, before the effects.
         db.prepare(
-          "INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount) VALUES (?, ?, ?, ?, ?, ?)",
-        ).run(e.commitHash, e.from, e.to, e.issuer, e.assetId, e.amount);
+          `INSERT INTO sends (commit_hash, from_contract, to_contract, issuer, asset_id, amount, leaf_index)
+           VALUES (?, ?, ?, ?, ?, ?, (SELECT leaf_index FROM commits WHERE hash = ?))`,
+        ).run(e.commitHash, e.from, e.to, e.issuer, e.assetId, e.amount, e.commitHash);
       } else {
         const send = db
           .prepare("SELECT to_contract, issuer, asset_id, amount FROM sends WHERE commit_hash = ?")

@@ -48,6 +48,7 @@ export const MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE commits ADD COLUMN leaf_index BIGINT",
   "ALTER TABLE commits ADD COLUMN wire TEXT",
   REBUILD_COMMITS,
+  "ALTER TABLE sends ADD COLUMN leaf_index BIGINT",
 );
 
 /** The newest schema version this code knows. */

@@ -7,6 +7,7 @@
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { appendNodes, type NodeId } from "../../tlog/merkle.js";
 import { frontierAfter, frontierOf } from "../../tlog/proofs.js";
+import { SENDS_LEAF_BACKFILL } from "../schema.js";
 import {
   leafHashesOf,
   leafRow,
@@ -103,18 +104,23 @@ export function appendSqliteLeaves(
 
 /**
  * Gives leaves to commits stored before the tree existed (an older data directory), in
- * receipt order (UNNUMBERED_IN_RECEIPT_ORDER); each contract's commits keep their order.
- * Runs once, at open.
+ * receipt order (UNNUMBERED_IN_RECEIPT_ORDER); each contract's commits keep their order,
+ * then the SENDs without a leaf. Runs at open.
  */
 export function backfillSqliteLeaves(db: Database.Database, sql: Sql): void {
   const rows = sql(UNNUMBERED_IN_RECEIPT_ORDER).all() as { contract_id: string; idx: number; hash: string }[];
-  if (rows.length === 0) return;
+  const sendsUnleafed = sql("SELECT 1 FROM sends WHERE leaf_index IS NULL LIMIT 1").get() !== undefined;
+  if (rows.length === 0 && !sendsUnleafed) return;
   db.transaction(() => {
-    const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);
-    appendSqliteLeaves(sql, commits);
-    const set = sql("UPDATE commits SET leaf_index = ? WHERE contract_id = ? AND idx = ?");
-    rows.forEach((r, i) => {
-      set.run(commits[i]!.leafIndex, r.contract_id, r.idx);
-    });
+    if (rows.length > 0) {
+      const commits = rows.map((r) => ({ hash: r.hash }) as StoredCommit);
+      appendSqliteLeaves(sql, commits);
+      const set = sql("UPDATE commits SET leaf_index = ? WHERE contract_id = ? AND idx = ?");
+      rows.forEach((r, i) => {
+        set.run(commits[i]!.leafIndex, r.contract_id, r.idx);
+      });
+    }
+    // Their SENDs' leaves, and any an instance older than schema version 11 stored since.
+    sql(SENDS_LEAF_BACKFILL).run();
   }).immediate();
 }
