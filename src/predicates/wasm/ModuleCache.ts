@@ -1,7 +1,8 @@
 /**
- * A least-recently-used cache of compilations, bounded by entries and by the bytes of the
- * modules they came from. Counting entries alone was not enough: a push may carry a module of
- * megabytes, every function of which is compiled, so 128 such entries could hold gigabytes.
+ * A least-recently-used cache of compilations, bounded by entries and by a weight in bytes
+ * the caller gives each (compilePredicate: compiledWeight). Counting entries alone was not
+ * enough: a push may carry a module of megabytes, or of many thousand functions, every one
+ * of which is compiled, so 128 such entries could hold gigabytes.
  * A Map iterates in insertion order, so re-inserting on a hit keeps the oldest entry first.
  */
 export class ModuleCache<T> {

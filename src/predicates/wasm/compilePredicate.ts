@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { setFlagsFromString } from "node:v8";
+import { compiledWeight } from "./compiledWeight.js";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { instrumentModule } from "./instrumentModule.js";
 import { instrumentOffThread } from "./instrumentOffThread.js";
@@ -10,10 +11,11 @@ import { type WasmModuleHandle, wasm } from "./wasmApi.js";
 export type CompiledPredicate = { ok: true; module: WasmModuleHandle } | { ok: false; error: string };
 
 /**
- * 128 modules, and at most 64 MiB of module bytes between them (what they compile to is some
- * times more): enough for every predicate a busy hub's contracts use at once.
+ * 128 modules, and at most 256 MiB of estimated compiled memory between them (compiledWeight:
+ * four times the module bytes plus 1 KiB a function): enough for every predicate a busy hub's
+ * contracts use at once (a module of a few hundred functions weighs under 1 MiB).
  */
-const cache = new ModuleCache<CompiledPredicate>(128, 64 * 1024 * 1024);
+const cache = new ModuleCache<CompiledPredicate>(128, 256 * 1024 * 1024);
 
 /**
  * Modules up to this size are instrumented on the caller's thread (a few milliseconds);
@@ -29,7 +31,7 @@ export const INLINE_BYTES = 64 * 1024;
  */
 export function compilePredicate(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
   const key = `${createHash("sha256").update(bytes).digest("hex")}:${maxMemoryPages}`;
-  return cache.get(key, bytes.length, () => compile(bytes, maxMemoryPages));
+  return cache.get(key, compiledWeight(bytes), () => compile(bytes, maxMemoryPages));
 }
 
 async function compile(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
