@@ -101,6 +101,14 @@ describe("parseAnswer", () => {
     assert.equal(parseAnswer(`"model": ${nested}`).model, null);
     const trailing = `"model": ${'{"a":'.repeat(100_000)}1${",}".repeat(100_000)}`;
     assert.equal(parseAnswer(trailing).model, null);
+    // Fence openers without a line break, and list lines of many spaces or brackets: the
+    // regular expressions backtracked over each (96 KB of ``` took 27 s, a 2 KB line 13 s).
+    assert.equal(parseAnswer("```".repeat(100_000)).model, null);
+    const spaced = `## Parties\n- alice${" ".repeat(100_000)}x\n- bob: seller\n## Protections\n- bob:${" ".repeat(100_000)}paid`;
+    assert.deepEqual(parseAnswer(spaced).parties, ["bob"]);
+    assert.equal(parseAnswer(spaced).protections.bob, "paid");
+    assert.deepEqual(parseAnswer(`## Rules\n- ${"(".repeat(100_000)}\`\n- ${"a(".repeat(50_000)}b`).rules, []);
+    assert.deepEqual(parseAnswer(`## Parties\n- ${"a-".repeat(100_000)}\r`).parties, ["a"]);
     const many = parseAnswer("// guarantee\nrule r { x }\n".repeat(20_000));
     assert.equal(many.rules.length, 20_000);
     assert.equal(many.rules[19_999], "// guarantee\nrule r { x }");

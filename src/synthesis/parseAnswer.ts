@@ -12,7 +12,6 @@ export interface ParsedAnswer {
 
 const MODEL_START = /\b(?:export\s+default\s+model|model\s+[A-Za-z_][A-Za-z0-9_]*)\s*\{/g;
 const RULE_START = /\b(?:export\s+default\s+rule|rule\s+[A-Za-z_][A-Za-z0-9_]*)\s*\{/g;
-const FENCE = /```[ \t]*([A-Za-z0-9_-]*)[^\n]*\n([\s\S]*?)```/g;
 
 /** A party name as used in state paths: lower case, `[a-z0-9_]`. */
 export function partyName(raw: string): string {
@@ -82,17 +81,58 @@ function section(text: string, title: RegExp): string[] {
   return out;
 }
 
+/**
+ * What each fenced block holds (after the fence's first line, up to the next fence). Found
+ * with indexOf: a regular expression retried from each ``` to the end of its line, so 96 KB
+ * of ``` without a line break took 27 s. No fence can open past the last line break or close
+ * past the last ```, so the first miss ends the search.
+ */
+function fencedBodies(text: string): string[] {
+  const out: string[] = [];
+  for (let i = text.indexOf("```"); i >= 0; ) {
+    const start = text.indexOf("\n", i + 3);
+    if (start < 0) break;
+    const end = text.indexOf("```", start + 1);
+    if (end < 0) break;
+    out.push(text.slice(start + 1, end));
+    i = text.indexOf("```", end + 3);
+  }
+  return out;
+}
+
+/** A list item `- name (note): text`; a name has at most 100 characters, which keeps the match linear. */
+const ITEM = /^ ?(?:[-*+]|\d+[.)])? ?\**([A-Za-z][\w .'-]{0,99}?)\**(?: ?\([^)]*\))? ?(?::|—|–|-) ?(.+)$/;
+const BARE_ITEM = /^ ?(?:[-*+]|\d+[.)]) ?\**([A-Za-z]\w*)\**(?: ?\(.*\))? ?$/;
+
 /** `- **Alice**: text`, `* alice — text`, `1. Alice: text` → [name, text]. */
 function listItem(line: string): [string, string] | null {
-  const m = /^\s*(?:[-*+]|\d+[.)])?\s*\**([A-Za-z][\w .'-]*?)\**\s*(?:\([^)]*\))?\s*(?::|—|–|-)\s*(.+)$/.exec(line);
+  // Each run of white space is one space here: the expressions tried every split of a run
+  // between their optional spaces (a line of 2,000 spaces took 13 s).
+  const l = line.replace(/\s+/g, " ");
+  const m = ITEM.exec(l);
   if (m) return [m[1]!, m[2]!.trim()];
-  const bare = /^\s*(?:[-*+]|\d+[.)])\s*\**([A-Za-z][\w]*)\**\s*(?:\(.*\))?\s*$/.exec(line);
+  const bare = BARE_ITEM.exec(l);
   return bare ? [bare[1]!, ""] : null;
+}
+
+/**
+ * A formula of a reference-style list (`- F1: \`always(…)\``): the text from before its first
+ * `(` to after its last `)`, no backquote outside them. Found with indexOf, since an
+ * expression of three overlapping runs backtracked over every `(` and `)` of a long line.
+ */
+function formulaLine(line: string): string {
+  let body = line.replace(/^\s*(?:[-*]\s*)?(?:F\d+:\s*)?`?/, "").trimEnd();
+  if (body.endsWith("`")) body = body.slice(0, -1);
+  const open = body.indexOf("(");
+  const close = body.lastIndexOf(")");
+  if (open < 0 || close < open) return "";
+  if (body.slice(0, open).includes("`") || body.slice(close + 1).includes("`")) return "";
+  return body.trim();
 }
 
 function textFormat(text: string): ParsedAnswer {
   // Prefer what is inside code fences; fall back to the whole text for bare models and rules.
-  const fenced = [...text.matchAll(FENCE)].map((m) => m[2]!).join("\n");
+  const fenced = fencedBodies(text).join("\n");
   const models = blocks(fenced, MODEL_START);
   const model = (models.length > 0 ? models : blocks(text, MODEL_START))[0] ?? null;
   let rules = ruleBlocks(fenced);
@@ -100,7 +140,7 @@ function textFormat(text: string): ParsedAnswer {
   if (rules.length === 0) {
     // Reference-style formula lists ("F1: always(...)") under a Rules heading.
     rules = section(text, /rules|formulas/i)
-      .map((l) => /^\s*(?:[-*]\s*)?(?:F\d+:\s*)?`?([^`]*\(.*\)[^`]*)`?\s*$/.exec(l)?.[1]?.trim() ?? "")
+      .map(formulaLine)
       .filter((f) => f !== "");
   }
   const parties: string[] = [];
