@@ -52,9 +52,10 @@ function llmConfidence(repaired: boolean, lostRules: boolean, modelWarnings: boo
 
 /** Parties named in the answer, then any other `/users/<name>.id` the model mentions. */
 function partiesOf(parsed: ParsedAnswer, model: string): string[] {
-  const out = [...new Set(parsed.parties)];
-  for (const m of model.matchAll(/\/users\/([A-Za-z0-9_-]+)\.id/g)) if (!out.includes(m[1]!)) out.push(m[1]!);
-  return out;
+  // A set, not Array.includes: a model naming 30,000 users took 1.5 s of the event loop.
+  const out = new Set(parsed.parties);
+  for (const m of model.matchAll(/\/users\/([A-Za-z0-9_-]+)\.id/g)) out.add(m[1]!);
+  return [...out];
 }
 
 /**
