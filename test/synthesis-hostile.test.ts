@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { checkCandidate } from "../src/synthesis/checkCandidate.js";
-import { synthesize } from "../src/synthesis/index.js";
+import { providerFromEnv, synthesize } from "../src/synthesis/index.js";
 import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 import { testApp } from "./support/testApps.js";
 
@@ -163,4 +163,16 @@ describe("the checks of an answer are the caller's expensive work", () => {
       }
     });
   }
+});
+
+describe("the provider's settings", () => {
+  it("refuses a timeout a timer cannot hold (over 2^31 - 1 ms), which Node would shorten to 1 ms", async () => {
+    const details = await assertContractErrorAsync(
+      async () => providerFromEnv({ OPENAI_API_KEY: "k", HUB_LLM_TIMEOUT_MS: "3000000000" }),
+      "INTERNAL",
+      "bad_config",
+    );
+    assert.equal(details.variable, "HUB_LLM_TIMEOUT_MS");
+    assert.notEqual(providerFromEnv({ OPENAI_API_KEY: "k", HUB_LLM_TIMEOUT_MS: "2147483647" }), null);
+  });
 });

@@ -10,12 +10,16 @@ export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOKENS = 4096;
 
-function positive(env: Env, name: string, fallback: number): number {
+/** The longest delay a Node timer holds; a longer one fires after 1 ms (so every request would time out). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function positive(env: Env, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) {
-    throw new ContractError("INTERNAL", `${name} must be a positive integer, got ${JSON.stringify(raw)}`, {
+  if (!Number.isInteger(n) || n <= 0 || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `a positive integer up to ${max}`;
+    throw new ContractError("INTERNAL", `${name} must be ${range}, got ${JSON.stringify(raw)}`, {
       reason: "bad_config",
       variable: name,
     });
@@ -48,7 +52,7 @@ export function hasLlmKey(env: Env): boolean {
  * the OpenAI-compatible one.
  */
 export function providerFromEnv(env: Env): LlmProvider | null {
-  const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS);
+  const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS);
   const maxTokens = positive(env, "HUB_LLM_MAX_TOKENS", DEFAULT_MAX_TOKENS);
   const model = env.HUB_LLM_MODEL || undefined;
   const preferOpenAi = env.HUB_LLM_PROVIDER === "openai";
