@@ -8,7 +8,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { checkCandidate } from "../src/synthesis/checkCandidate.js";
 import { providerFromEnv, synthesize } from "../src/synthesis/index.js";
-import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
+import { anthropicReply, FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 import { testApp } from "./support/testApps.js";
 
 let fake: FakeLlmServer;
@@ -57,6 +57,28 @@ describe("hostile answers", () => {
     const steps = r.model.split("\n").filter((l) => l.includes("+GO"));
     assert.equal(steps.length, 3);
     for (const step of steps) for (const i of [0, 1, 2]) assert.ok(step.includes(`-modifies(/t/d${i}.datetime)`), step);
+  });
+
+  it("follows no redirect: the key (x-api-key is no credential fetch drops across origins) stays with the configured host", async () => {
+    const other = await FakeLlmServer.start();
+    try {
+      other.script(
+        anthropicReply(
+          "```modality\nmodel m {\n  initial a\n  a -> b [+GO +signed_by(/users/x.id)]\n  b -> b []\n}\n```",
+        ),
+      );
+      fake.script({ status: 307, headers: { location: `${other.url}/v1/messages` }, body: {} });
+      const anthropic = { ANTHROPIC_API_KEY: "sk-hostile-test", ANTHROPIC_BASE_URL: fake.url };
+      const details = await assertContractErrorAsync(
+        () => synthesize({ description: "Some unusual deal" }, { env: anthropic }),
+        "UPSTREAM_ERROR",
+        "upstream_status",
+      );
+      assert.equal(details.status, 307);
+      assert.equal(other.requests.length, 0, "nothing was sent where the redirect pointed");
+    } finally {
+      await other.close();
+    }
   });
 
   it("never repeats the key, even when the provider's error text echoes it", async () => {

@@ -108,6 +108,10 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
         headers: { "content-type": "application/json", ...opts.headers },
         body: JSON.stringify(opts.body),
         signal,
+        // A provider's API does not redirect; one that does would take the key along (fetch
+        // drops Authorization across origins, not Anthropic's x-api-key) and the prompt with
+        // it. The 3xx answer is an upstream_status error instead.
+        redirect: "manual",
       });
       status = res.status;
       retryAfter = res.headers.get("retry-after");
