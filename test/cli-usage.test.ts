@@ -221,6 +221,8 @@ describe("usage errors (exit 2)", () => {
     // The same log named twice is one log.
     const same = await run(c, ["witness", "--log", log(a), "--log", log(a), "--follow", DEAD_HUB, "--once", "--json"]);
     assert.equal(same.code, 1, JSON.stringify(same.doc));
+    // Its default data folder is ./witness of the command's own working directory.
+    assert.ok(statSync(join(root, "witness", "witness-key.json")).isFile());
   });
 });
 

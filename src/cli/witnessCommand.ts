@@ -18,6 +18,7 @@ import { type FollowResult, followHub } from "../witness/followHub.js";
 import { type Refusal, type TrustedLog, Witness } from "../witness/Witness.js";
 import { WitnessRecords } from "../witness/WitnessRecords.js";
 import { serveWitness } from "../witness/witnessServer.js";
+import type { CliIo } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 import { untilSignal } from "./untilSignal.js";
 import { collect } from "./workingCopy/identities.js";
@@ -36,11 +37,13 @@ export interface WitnessFlags {
 
 export interface WitnessDeps {
   env?: Record<string, string | undefined>;
+  /** Where a relative --data-dir (and the default ./witness) is resolved (default: the process's). */
+  cwd?: string;
   /** Resolves when the witness should stop (default: SIGINT or SIGTERM). */
   stop?: Promise<unknown>;
 }
 
-export function registerWitnessCommand(program: Command, io: Io, setExit: (code: number) => void): void {
+export function registerWitnessCommand(program: Command, io: CliIo, setExit: (code: number) => void): void {
   program
     .command("witness")
     .description("Witness hubs' logs: check each checkpoint's consistency and cosign it (C2SP tlog-witness)")
@@ -56,7 +59,7 @@ export function registerWitnessCommand(program: Command, io: Io, setExit: (code:
     .option("--interval <ms>", "how often to poll followed hubs (default 10000)")
     .option("--once", "poll each followed hub once, print what was found and exit (1 if any was refused)")
     .option("--json", "with --once: print JSON")
-    .action(async (opts: WitnessFlags) => setExit(await witnessCommand(opts, io)));
+    .action(async (opts: WitnessFlags) => setExit(await witnessCommand(opts, io, { env: io.env, cwd: io.cwd })));
 }
 
 class UsageError extends Error {}
@@ -116,7 +119,7 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
     if (flags.json) io.out(JSON.stringify({ error: err.message, code: "USAGE" }, null, 2));
     return EXIT_USAGE;
   }
-  const dir = resolve(flags.dataDir ?? env.WITNESS_DATA_DIR ?? "witness");
+  const dir = resolve(deps.cwd ?? process.cwd(), flags.dataDir ?? env.WITNESS_DATA_DIR ?? "witness");
   let witness: Witness;
   try {
     mkdirSync(dir, { recursive: true });
