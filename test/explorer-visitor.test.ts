@@ -440,6 +440,32 @@ describe("explorer as a visitor, in a real browser", { skip: skipWithoutChromium
     );
   });
 
+  it("says how many of a contract's assets and balances it shows when they fill more than a page", async () => {
+    const { contract_id } = await owner.createContract({ model: null, rules: [] });
+    let head = (await owner.getState(contract_id)).head;
+    // 1,030 CREATEs, 64 a commit (the most one carries): past the hub's page of 1,000.
+    for (let pushed = 0; pushed < 1030; ) {
+      const commits = [];
+      for (let c = 0; c < 4 && pushed < 1030; c++) {
+        const ops = Array.from({ length: Math.min(64, 1030 - pushed) }, (_, j) => ({
+          method: "create" as const,
+          value: { asset_id: `a${String(pushed + j).padStart(5, "0")}`, quantity: 10, divisibility: 1 },
+        }));
+        const commit = buildCommit(contract_id, head, ops);
+        commits.push(commit);
+        head = commit.hash;
+        pushed += ops.length;
+      }
+      await owner.push(contract_id, commits);
+    }
+    await page.goto(`${servers.restUrl}/#/c/${contract_id}`);
+    const note = page.locator("#assets p.page-note");
+    await note.first().waitFor();
+    assert.deepEqual(await note.evaluateAll((ps) => ps.map((p) => p.getAttribute("data-shown"))), ["1000", "1000"]);
+    assert.deepEqual(await note.evaluateAll((ps) => ps.map((p) => p.getAttribute("data-total"))), ["1030", "1030"]);
+    assert.equal(await page.locator("#assets table").first().locator("tbody tr").count(), 1000);
+  });
+
   it("keeps a 300-character state name from widening the page", async () => {
     const far = `s${"x".repeat(299)}`;
     const { contract_id } = await owner.createContract({ model: `model Far {\n  initial a\n  a -> ${far} [+FAR]\n}` });

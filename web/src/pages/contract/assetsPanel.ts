@@ -6,6 +6,21 @@ import type { ContractPageContext, Panel } from "./ContractPageContext.js";
 interface AssetsView {
   assets: { asset_id: string; quantity: number; divisibility: number }[];
   balances: { asset_id: string; issuer: string; amount: number }[];
+  /** How many each list holds in all: the hub answers the first page of each (1,000 rows). */
+  assets_total?: number;
+  balances_total?: number;
+}
+
+/** Says that a list shows the first `shown` of `total` rows, when the page did not hold them all. */
+function pageNote(shown: number, total: number | undefined, what: string): HTMLElement[] {
+  if (total === undefined || total <= shown) return [];
+  return [
+    h(
+      "p",
+      { class: "muted page-note", "data-shown": String(shown), "data-total": String(total) },
+      `Showing the first ${shown.toLocaleString("en")} of ${total.toLocaleString("en")} ${what}.`,
+    ),
+  ];
 }
 
 export function assetsPanel(ctx: ContractPageContext): Panel {
@@ -38,6 +53,7 @@ export function assetsPanel(ctx: ContractPageContext): Panel {
                 ),
               ),
             ),
+        ...pageNote(a.assets.length, a.assets_total, "assets"),
         h("h3", {}, "Balances held"),
         a.balances.length === 0
           ? h("p", { class: "muted" }, "None.")
@@ -52,6 +68,7 @@ export function assetsPanel(ctx: ContractPageContext): Panel {
                 ),
               ),
             ),
+        ...pageNote(a.balances.length, a.balances_total, "balances"),
       );
     },
   };
