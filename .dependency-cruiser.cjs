@@ -13,7 +13,7 @@ const LAYERS = {
   tlog: ["contract"],
   store: ["tlog", "contract", "lang"],
   api: ["contract", "lang"],
-  templates: ["contract", "lang"],
+  templates: ["api", "contract", "lang"],
   synthesis: ["templates", "api", "contract", "lang"],
   auth: ["api", "store", "contract"],
   hub: ["api", "store", "tlog", "predicates", "synthesis", "templates", "contract", "lang"],

@@ -119,6 +119,88 @@ export interface IncomingSendsResult {
   total: number;
 }
 
+/** What `include=state` adds to each listed contract: its current state, as `GET /contracts/:id/state` names it. */
+export interface ListedState {
+  current_state: string;
+  current_states: string[];
+}
+
+/** One contract of `GET /contracts` and JSON-RPC `listContracts`. */
+export interface ListedContract {
+  contract_id: string;
+  owner: string;
+  created_at: number;
+  head: string;
+  commit_count: number;
+  private: boolean;
+  /** With `include=state` only; null when the caller could no longer read it once its state was read. */
+  state?: ListedState | null;
+}
+
+/** `GET /contracts` and JSON-RPC `listContracts`: one page of the contracts the caller may read. */
+export interface ListContractsResult {
+  contracts: ListedContract[];
+  /** Contracts the caller may read, over every page. */
+  total: number;
+}
+
+/** Parameter types a template can declare. `pubkeys` is a list of distinct keys. */
+export type ParamType = "pubkey" | "pubkeys" | "integer" | "text" | "date" | "datetime";
+
+/** One template parameter as published in the catalogue (docs/api.md Param, plus documentation fields). */
+export interface TemplateParam {
+  name: string;
+  type: ParamType;
+  required: boolean;
+  description: string;
+  /** Used when the parameter is omitted (optional parameters only). */
+  default?: number | string;
+  /** State path the value is written to; for `pubkeys`, the directory holding one `.id` per key. */
+  path: string;
+  /** Bounds: the value for `integer`, the number of keys for `pubkeys`. */
+  min?: number;
+  max?: number;
+}
+
+/** A template without model and rules (the `GET /templates` entry). */
+export interface TemplateSummary {
+  id: string;
+  name: string;
+  description: string;
+  params: TemplateParam[];
+}
+
+/** The `GET /templates/:id` response: the summary with the model, the rules and what each party is protected by. */
+export interface Template extends TemplateSummary {
+  model: string;
+  rules: string[];
+  /** Party roles, in the order the template names them. */
+  parties: string[];
+  /** Role → the protections its rules give that party. */
+  protections: Record<string, string>;
+}
+
+/** `POST /contracts/synthesize`: model, rules, parties, protections and prompt, plus how it was made (`source`, `patterns`, `confidence`) and what it guessed (`warnings`). */
+export interface SynthesisResult {
+  model: string;
+  rules: string[];
+  parties: string[];
+  /** Party name → what protects that party. */
+  protections: Record<string, string>;
+  /** The prompt for the language model (for `patterns`, the one that would have been sent). */
+  prompt: string;
+  source: "llm" | "patterns";
+  warnings: string[];
+  /**
+   * The patterns the answer was built from: for `patterns`, the family first, then the parts
+   * the description asked for (`["escrow", "arbiter", "deadline"]`); for `llm`, the family a
+   * `pattern_hint` named, if any.
+   */
+  patterns: string[];
+  /** 0..1: how sure the synthesizer is that this is the contract described (see docs/synthesis.md). */
+  confidence: number;
+}
+
 /** `GET /contracts/:id/assets` and JSON-RPC `getAssets`: one page of a contract's books. */
 export interface AssetsResult {
   contract_id: string;

@@ -8,11 +8,18 @@
 
 import type {
   AssetsResult,
+  CheckpointKeyResult,
+  ConsistencyProofResult,
+  InclusionProofResult,
   IncomingSendsResult,
+  ListContractsResult,
   ProposalView,
   PullResult,
   StateView,
   SubmitCommitResult,
+  SynthesisResult,
+  Template,
+  TemplateSummary,
 } from "../api/responses.js";
 import type {
   CreateContractBody,
@@ -83,7 +90,7 @@ export class HubClient {
     return this.get("/health");
   }
   /** `GET /contracts` (`include: "state"` adds each contract's current state). */
-  listContracts(q: ListContractsQuery = {}): Promise<{ contracts: unknown[]; total: number }> {
+  listContracts(q: ListContractsQuery = {}): Promise<ListContractsResult> {
     return this.get("/contracts", q);
   }
   /** `POST /contracts`. */
@@ -179,15 +186,15 @@ export class HubClient {
     });
   }
   /** `POST /contracts/synthesize`. */
-  synthesize(description: string, patternHint?: string): Promise<unknown> {
+  synthesize(description: string, patternHint?: string): Promise<SynthesisResult> {
     return this.post("/contracts/synthesize", { description, ...(patternHint ? { pattern_hint: patternHint } : {}) });
   }
-  /** `GET /templates`. */
-  listTemplates(): Promise<unknown[]> {
+  /** `GET /templates`: the catalogue, each template without its model and rules. */
+  listTemplates(): Promise<TemplateSummary[]> {
     return this.get("/templates");
   }
-  /** `GET /templates/:id`. */
-  getTemplate(id: string): Promise<unknown> {
+  /** `GET /templates/:id`: one template with its model, rules, parties and protections. */
+  getTemplate(id: string): Promise<Template> {
     return this.get(`/templates/${enc(id)}`);
   }
   /** `POST /contracts/:id/proposals`: proposes a push-format commit for others to co-sign. */
@@ -266,17 +273,17 @@ export class HubClient {
   }
 
   /** `GET /checkpoint/key`: the log key to pin (at clone or init, not on every call). */
-  checkpointKey(): Promise<{ origin: string; public_key: string; verifier_key: string }> {
+  checkpointKey(): Promise<CheckpointKeyResult> {
     return this.get("/checkpoint/key");
   }
 
   /** `GET /proofs/inclusion`. */
-  inclusionProof(hash: string, size?: number): Promise<{ leaf_index: number; tree_size: number; proof: string[] }> {
+  inclusionProof(hash: string, size?: number): Promise<InclusionProofResult> {
     return this.get("/proofs/inclusion", { hash, size });
   }
 
   /** `GET /proofs/consistency`. */
-  consistencyProof(from: number, to: number): Promise<{ from: number; to: number; proof: string[] }> {
+  consistencyProof(from: number, to: number): Promise<ConsistencyProofResult> {
     return this.get("/proofs/consistency", { from, to });
   }
 

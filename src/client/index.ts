@@ -6,14 +6,25 @@
  */
 export type {
   AssetsResult,
+  CheckpointKeyResult,
   CommitEvent,
+  ConsistencyProofResult,
+  InclusionProofResult,
   IncomingSend,
   IncomingSendsResult,
+  ListContractsResult,
+  ListedContract,
+  ListedState,
   MissingSignature,
+  ParamType,
   ProposalView,
   PullResult,
   StateView,
   SubmitCommitResult,
+  SynthesisResult,
+  Template,
+  TemplateParam,
+  TemplateSummary,
   ValidAction,
 } from "../api/responses.js";
 export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";

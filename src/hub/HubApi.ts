@@ -11,10 +11,14 @@ import type {
   ConsistencyProofResult,
   InclusionProofResult,
   IncomingSendsResult,
+  ListContractsResult,
   ProposalView,
   PullResult,
   StateView,
   SubmitCommitResult,
+  SynthesisResult,
+  Template,
+  TemplateSummary,
 } from "../api/responses.js";
 import type {
   CreateContractBody,
@@ -45,7 +49,7 @@ export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
   /** `include: "state"` adds each listed contract's `state: {current_state, current_states}` (docs/api.md). */
-  listContracts(caller: Caller, q: ListContractsQuery): Promise<{ contracts: unknown[]; total: number }>;
+  listContracts(caller: Caller, q: ListContractsQuery): Promise<ListContractsResult>;
   createContract(caller: Caller, body: CreateContractBody): Promise<{ contract_id: string; created_at: number }>;
   getContract(
     caller: Caller,
@@ -116,10 +120,10 @@ export interface HubApi extends ProposalApi {
     q: { pending?: unknown; limit?: unknown; offset?: unknown },
   ): Promise<IncomingSendsResult>;
   /** UNAVAILABLE when the hub was built without synthesis. */
-  synthesize(caller: Caller, body: SynthesizeBody): Promise<unknown>;
+  synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult>;
   /** UNAVAILABLE when the hub was built without a template catalogue. */
-  listTemplates(): unknown;
-  getTemplate(id: string): unknown;
+  listTemplates(): TemplateSummary[];
+  getTemplate(id: string): Template;
 }
 
 /** Proposals (docs/proposals.md): one party proposes a commit, the others add signatures, the hub appends it once complete. */

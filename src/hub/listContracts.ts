@@ -1,27 +1,11 @@
 import type { Caller } from "../api/Caller.js";
+import type { ListContractsResult, ListedContract, ListedState } from "../api/responses.js";
 import type { ListContractsQuery } from "../api/schemas.js";
 import { ContractError, isContractError } from "../contract/ContractError.js";
 import { IDENTITY_PREFIX } from "../contract/hex.js";
 import type { ContractRecord } from "../store/Store.js";
 import type { HubContext } from "./HubContext.js";
 import { pageQuery } from "./pageQuery.js";
-
-/** What `include=state` adds to each listed contract: its current state, as `GET /contracts/:id/state` names it. */
-export interface ListedState {
-  current_state: string;
-  current_states: string[];
-}
-
-export interface ListedContract {
-  contract_id: string;
-  owner: string;
-  created_at: number;
-  head: string;
-  commit_count: number;
-  private: boolean;
-  /** With `include=state` only; null when the caller could no longer read it once its state was read. */
-  state?: ListedState | null;
-}
 
 /**
  * `GET /contracts` and JSON-RPC `listContracts`: a page of the contracts the caller may read,
@@ -32,7 +16,7 @@ export async function listContracts(
   hub: HubContext,
   caller: Caller,
   q: ListContractsQuery,
-): Promise<{ contracts: ListedContract[]; total: number }> {
+): Promise<ListContractsResult> {
   const withStates = includesState(q.include);
   const { limit, offset } = pageQuery(q);
   const { contracts, total } = await hub.store.listContracts({ identity: caller.identity, limit, offset });

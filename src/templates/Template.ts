@@ -5,41 +5,11 @@
  * pattern synthesizer (names taken from a description, e.g. buyer → alice).
  */
 
-/** Parameter types a template can declare. `pubkeys` is a list of distinct keys. */
-export type ParamType = "pubkey" | "pubkeys" | "integer" | "text" | "date" | "datetime";
+// The published shapes (catalogue entry, template, parameter) are response bodies, shared with
+// the SDK: defined once, in src/api.
+import type { TemplateParam } from "../api/responses.js";
 
-/** One template parameter as published in the catalogue (docs/api.md Param, plus documentation fields). */
-export interface TemplateParam {
-  name: string;
-  type: ParamType;
-  required: boolean;
-  description: string;
-  /** Used when the parameter is omitted (optional parameters only). */
-  default?: number | string;
-  /** State path the value is written to; for `pubkeys`, the directory holding one `.id` per key. */
-  path: string;
-  /** Bounds: the value for `integer`, the number of keys for `pubkeys`. */
-  min?: number;
-  max?: number;
-}
-
-/** A template without model and rules (the `GET /templates` entry). */
-export interface TemplateSummary {
-  id: string;
-  name: string;
-  description: string;
-  params: TemplateParam[];
-}
-
-/** The `GET /templates/:id` response: the summary with the model, the rules and what each party is protected by. */
-export interface Template extends TemplateSummary {
-  model: string;
-  rules: string[];
-  /** Party roles, in the order the template names them. */
-  parties: string[];
-  /** Role → the protections its rules give that party. */
-  protections: Record<string, string>;
-}
+export type { ParamType, Template, TemplateParam, TemplateSummary } from "../api/responses.js";
 
 /** Validated parameter values: hex keys, key lists, integers, text; absent optional values are missing. */
 export type ParamValues = Record<string, string | number | string[]>;
