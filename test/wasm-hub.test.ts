@@ -12,13 +12,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { signRequest } from "../src/auth/signRequest.js";
 import { HubClient } from "../src/client/HubClient.js";
 import type { HubSocket } from "../src/client/HubSocket.js";
 import { signedSubmitBody } from "../src/client/signedCommits.js";
-import type { ContractError } from "../src/contract/ContractError.js";
+import { ContractError } from "../src/contract/ContractError.js";
 import { generateKeyPair, type RawKeyPair } from "../src/contract/keys.js";
 import type { SubmitCommitResult } from "../src/hub/HubApi.js";
+import { MAX_FUNCTIONS } from "../src/predicates/wasm/parseModule.js";
 import { type HubProcess, spawnHub } from "./support/hubProcess.js";
+import { manyFunctions } from "./support/manyFunctions.js";
 import { base64, customFailure, type PredicateModules, predicateModules } from "./support/wasmModules.js";
 
 /** A model whose transitions use custom predicates; `extra` adds transitions from `ready`. */
@@ -178,6 +181,49 @@ describe("custom predicates in a served hub (SQLite)", () => {
       );
     }
     assert.equal((await c.getState(id)).commit_count, 1, "nothing stored");
+  });
+
+  it("refuses over REST with 422 invalid_module (function count) a commit running a module over the function limit, and accepts one at the limit", async () => {
+    // A client of its own, to read the HTTP status of the raw POST.
+    const access = generateKeyPair();
+    await rest.register(generateKeyPair().seed, access.seed);
+    const c = rest.withKey(access.seed);
+    // A module is data until a transition runs it (a commit's predicates read the state before
+    // it), so the over-limit module is deployed at genesis and refused by the commit using it.
+    const model = customModel(
+      "ready -> ready [+DEPLOY +modifies(/_code/custom/many.wasm)]\n  ready -> ready [+MANY +many(1)]",
+    );
+    const state = { ...genesisState(), "/_code/custom/many.wasm": base64(manyFunctions(MAX_FUNCTIONS + 1)) };
+    const { contract_id: id } = await c.createContract({ model, rules: [], state });
+    const send = async (op: Record<string, unknown>) => {
+      const { head } = await c.getState(id);
+      const path = `/contracts/${id}/commits`;
+      const body = JSON.stringify({ contract_id: id, ...signedSubmitBody(id, head, op, []) });
+      const headers = {
+        "content-type": "application/json",
+        ...signRequest(access.seed, { method: "POST", url: path, body }),
+      };
+      const res = await fetch(hub.url + path, { method: "POST", headers, body });
+      return { status: res.status, body: (await res.json()) as { details?: Record<string, unknown> } };
+    };
+    const over = await send({ action: "MANY" });
+    assert.equal(over.status, 422);
+    assert.equal(over.body.details?.reason, "no_transition");
+    const failed = customFailure(new ContractError("VALIDATION_FAILED", "", over.body.details), "+many(1)");
+    assert.match(failed.errors?.[0] ?? "", /^invalid_module: function count: .* the limit is 10000$/);
+    assert.equal(failed.gas_used, 0);
+    assert.equal((await c.getState(id)).commit_count, 1, "nothing stored");
+    const module = base64(manyFunctions(MAX_FUNCTIONS));
+    const deploy = await send({
+      method: "post",
+      path: "/_code/custom/many.wasm",
+      value: module,
+      action_labels: ["DEPLOY"],
+    });
+    assert.equal(deploy.status, 201, JSON.stringify(deploy.body));
+    const atLimit = await send({ action: "MANY" });
+    assert.equal(atLimit.status, 201, JSON.stringify(atLimit.body).slice(0, 500));
+    assert.equal((await c.getState(id)).commit_count, 3);
   });
 
   const hostile: [action: string, property: string, cause: RegExp][] = [

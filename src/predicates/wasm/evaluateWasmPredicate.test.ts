@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
-import { ByteWriter } from "./ByteWriter.js";
+import { manyFunctions } from "../../../test/support/manyFunctions.js";
 import { abiModuleWat, compileWat } from "./compileWat.js";
 import { evaluateWasmPredicate } from "./evaluateWasmPredicate.js";
+import { MAX_FUNCTIONS } from "./parseModule.js";
 import { type WasmPredicateInput, WasmPredicateRunner } from "./WasmPredicateRunner.js";
 
 const fixture = (name: string) =>
@@ -186,49 +187,23 @@ test("a huge table is an invalid module that never runs (instantiating it would 
   assert.equal((await runner.evaluate(await compileWat(small), input([]))).valid, true);
 });
 
-/**
- * A module whose evaluate calls each of `n` distinct functions once, then answers
- * `{"valid":true}` (built as bytes: a WAT of this size would take the assembler long).
- */
-function manyFunctions(n: number): Uint8Array {
-  const w = new ByteWriter();
-  const section = (id: number, payload: ByteWriter) => w.u8(id).u32(payload.toBytes().length).bytes(payload.toBytes());
-  w.bytes(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
-  // types: 0 (i32) -> i32, 1 (i32, i32) -> i32, 2 () -> ()
-  section(
-    1,
-    new ByteWriter().u32(3).bytes(Uint8Array.from([0x60, 1, 0x7f, 1, 0x7f, 0x60, 2, 0x7f, 0x7f, 1, 0x7f, 0x60, 0, 0])),
-  );
-  const funcs = new ByteWriter()
-    .u32(2 + n)
-    .u32(0)
-    .u32(1);
-  for (let i = 0; i < n; i++) funcs.u32(2);
-  section(3, funcs);
-  section(5, new ByteWriter().u32(1).u8(0).u32(1));
-  section(
-    7,
-    new ByteWriter().u32(3).name("memory").u8(2).u32(0).name("alloc").u8(0).u32(0).name("evaluate").u8(0).u32(1),
-  );
-  const code = new ByteWriter().u32(2 + n);
-  const body = (bytes: ByteWriter) => code.u32(bytes.toBytes().length).bytes(bytes.toBytes());
-  body(new ByteWriter().u32(0).u8(0x41).u32(1024).u8(0x0b)); // alloc: i32.const 1024
-  const evaluate = new ByteWriter().u32(0);
-  for (let i = 0; i < n; i++) evaluate.u8(0x10).u32(2 + i); // call each function
-  body(evaluate.u8(0x41).u32(512).u8(0x0b)); // i32.const 512
-  for (let i = 0; i < n; i++) body(new ByteWriter().u32(0).u8(0x0b));
-  section(10, code);
-  const result = new TextEncoder().encode('\x0e\x00\x00\x00{"valid":true}');
-  section(11, new ByteWriter().u32(1).u32(0).u8(0x41).u32(512).u8(0x0b).u32(result.length).bytes(result));
-  return w.toBytes();
-}
+test("a module defining more than MAX_FUNCTIONS functions is an invalid module that never runs", async () => {
+  // Every function is compiled before the module first runs, unmetered: 600,000 functions took
+  // 17.8 s and 1.2 GB of the hub's memory.
+  const r = await runner.evaluate(manyFunctions(MAX_FUNCTIONS + 1), input([]));
+  assert.equal(r.cause, "invalid_module");
+  assert.equal(r.gas_used, 0);
+  assert.match(r.errors[0]!, /^invalid_module: function count: module defines 10001 functions, the limit is 10000$/);
+});
 
 test("a module of many functions gives its own answer on its first evaluation: compiling is not timed", async () => {
   // V8 compiled each function on its first call by default, inside the backstop and unmetered:
-  // this module timed out cold and held warm. Evaluation takes tens of milliseconds (64 ms at a
-  // load average of 9), compiling it seconds (3.6 s then): the backstop sits between the two,
-  // far enough from the first that a loaded machine does not reach it (300 ms was reached).
-  const bytes = manyFunctions(300_000);
+  // a module of 300,000 functions timed out cold and held warm. Modules now define at most
+  // MAX_FUNCTIONS, and the module here defines that many: the largest a predicate may be gives
+  // the same answer cold and warm. (Compiling 10,000 small functions took 40-80 ms on a 2-core
+  // machine, far from the backstop: the function limit, not eager compilation alone, is what
+  // keeps compiling from deciding the first evaluation now.)
+  const bytes = manyFunctions(MAX_FUNCTIONS);
   const fresh = new WasmPredicateRunner({ workers: 1 });
   try {
     const first = await fresh.evaluate(bytes, input([]), { timeoutMs: 1_000 });

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { manyFunctions } from "../../../test/support/manyFunctions.js";
 import { ByteWriter } from "./ByteWriter.js";
 import { abiModuleWat as abiModule, compileWat } from "./compileWat.js";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { DEPTH_EXPORT, GAS_EXPORT, instrumentModule } from "./instrumentModule.js";
+import { MAX_FUNCTIONS } from "./parseModule.js";
 import { wasm } from "./wasmApi.js";
 
 type Features = Parameters<typeof compileWat>[1];
@@ -99,6 +101,16 @@ test("reserved export names and oversized memories are refused", async () => {
     () => instrumentModule(new Uint8Array(0), 256),
     (e) => e instanceof InvalidModuleError && e.feature === "malformed",
   );
+});
+
+test("a module defining more than MAX_FUNCTIONS functions is refused before its bodies are read", () => {
+  const isFunctionCount = (e: unknown) => e instanceof InvalidModuleError && e.feature === "function count";
+  assert.throws(() => instrumentModule(manyFunctions(MAX_FUNCTIONS + 1), 256), isFunctionCount);
+  instrumentModule(manyFunctions(MAX_FUNCTIONS), 256);
+  // A code section's own count is checked too, before any body is decoded (here there are none).
+  const count = new ByteWriter().u32(MAX_FUNCTIONS + 1).toBytes();
+  const codeOnly = new ByteWriter().bytes(Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 10]));
+  assert.throws(() => instrumentModule(codeOnly.u32(count.length).bytes(count).toBytes(), 256), isFunctionCount);
 });
 
 test("the page limit is configurable and an undeclared maximum becomes the limit", async () => {
