@@ -34,6 +34,7 @@ import type { LogEntry, PulledCommit, WireCommit } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { isErrorCode } from "../contract/errorCodes.js";
 import { CheckpointError } from "../tlog/checkpoint.js";
+import { MAX_ANSWER, readBoundedBytes, type TooLarge } from "../tlog/readBoundedText.js";
 import { HubSocket } from "./HubSocket.js";
 
 export interface HubClientOptions {
@@ -57,6 +58,17 @@ export interface ProposalAnswer {
   commit?: SubmitCommitResult;
 }
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
+
+/**
+ * The checkpoint, the log key and the proofs are read up to MAX_ANSWER (64 KiB; each is a few
+ * KiB at most): they come from the hub being checked, which must not be able to fill the
+ * checking client's memory by answering megabytes.
+ */
+const answerTooLarge: TooLarge = (limit) =>
+  new ContractError("UPSTREAM_ERROR", `The hub's answer exceeds ${limit} bytes, more than this answer can hold`, {
+    reason: "answer_too_large",
+    limit,
+  });
 
 /** A client of one hub. */
 export class HubClient {
@@ -263,8 +275,8 @@ export class HubClient {
    */
   async checkpoint(): Promise<string> {
     const res = await this.#send("GET", `${this.url}/checkpoint`, "/checkpoint");
-    if (!res.ok) return readBody<never>(res);
-    const bytes = await res.arrayBuffer();
+    if (!res.ok) return readBody<never>(res, MAX_ANSWER);
+    const bytes = await readBoundedBytes(res, MAX_ANSWER, answerTooLarge);
     try {
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
@@ -274,17 +286,17 @@ export class HubClient {
 
   /** `GET /checkpoint/key`: the log key to pin (at clone or init, not on every call). */
   checkpointKey(): Promise<CheckpointKeyResult> {
-    return this.get("/checkpoint/key");
+    return this.get("/checkpoint/key", {}, MAX_ANSWER);
   }
 
   /** `GET /proofs/inclusion`. */
   inclusionProof(hash: string, size?: number): Promise<InclusionProofResult> {
-    return this.get("/proofs/inclusion", { hash, size });
+    return this.get("/proofs/inclusion", { hash, size }, MAX_ANSWER);
   }
 
   /** `GET /proofs/consistency`. */
   consistencyProof(from: number, to: number): Promise<ConsistencyProofResult> {
-    return this.get("/proofs/consistency", { from, to });
+    return this.get("/proofs/consistency", { from, to }, MAX_ANSWER);
   }
 
   /** Opens a WebSocket to the REST port (authenticated with the access key, when set). */
@@ -297,25 +309,26 @@ export class HubClient {
    * (registered on another hub, or revoked) is refused even where no key is needed, so the
    * read is then asked again unsigned: public contracts read as they do anonymously. When that
    * fails too, the key's refusal is what the caller sees (a private contract then says why).
+   * `maxBytes`: the most of the answer read (UPSTREAM_ERROR `answer_too_large` past it).
    */
-  async get<T>(path: string, query: Query = {}): Promise<T> {
+  async get<T>(path: string, query: Query = {}, maxBytes?: number): Promise<T> {
     const qs = Object.entries(query)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
       .join("&");
     const pathAndQuery = qs ? `${path}?${qs}` : path;
     try {
-      return await this.#get<T>(pathAndQuery, this.#key ?? null);
+      return await this.#get<T>(pathAndQuery, this.#key ?? null, maxBytes);
     } catch (err) {
       if (this.#key === undefined || !isUnknownKey(err)) throw err;
-      return this.#get<T>(pathAndQuery, null).catch(() => {
+      return this.#get<T>(pathAndQuery, null, maxBytes).catch(() => {
         throw err;
       });
     }
   }
 
-  /** `key` null: unsigned. */
-  async #get<T>(pathAndQuery: string, key: Uint8Array | null): Promise<T> {
+  /** `key` null: unsigned; `maxBytes`: the most of the answer read (else all of it). */
+  async #get<T>(pathAndQuery: string, key: Uint8Array | null, maxBytes?: number): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
@@ -330,7 +343,7 @@ export class HubClient {
         await sleep(this.#delay * 2 ** attempt);
         continue;
       }
-      return readBody<T>(res);
+      return readBody<T>(res, maxBytes);
     }
   }
 
@@ -361,8 +374,11 @@ export class HubClient {
   }
 }
 
-async function readBody<T>(res: Response): Promise<T> {
-  const text = await res.text();
+async function readBody<T>(res: Response, maxBytes?: number): Promise<T> {
+  const text =
+    maxBytes === undefined
+      ? await res.text()
+      : new TextDecoder().decode(await readBoundedBytes(res, maxBytes, answerTooLarge));
   let body: unknown;
   try {
     body = text === "" ? null : JSON.parse(text);

@@ -6,7 +6,7 @@
  * monitoring route.
  */
 import { formatAddCheckpoint } from "../tlog/addCheckpointBody.js";
-import { readBoundedText } from "./readBoundedText.js";
+import { readBoundedText } from "../tlog/readBoundedText.js";
 import type { Witness } from "./Witness.js";
 
 /** What one look at a hub found. */

@@ -1,4 +1,4 @@
-import { readBoundedText } from "./readBoundedText.js";
+import { readBoundedText } from "../tlog/readBoundedText.js";
 
 /**
  * The submitting side of the witness API: one `POST <url>/add-checkpoint`, bounded in time and
