@@ -20,6 +20,8 @@ const UNDO_TREE =
   "DROP INDEX commits_by_leaf; ALTER TABLE commits DROP COLUMN leaf_index; DROP TABLE tlog_nodes; DROP TABLE tlog_size; DROP TABLE tlog_key";
 /** Turns a current database back into one written before wire bytes and snapshots (schema 4). */
 const UNDO_WIRE = "ALTER TABLE commits DROP COLUMN wire; DROP TABLE state_snapshots";
+/** Turns a current database back into one whose SENDs carry no leaf (schema 10), ahead of every older undo. */
+const UNDO_SENDS_LEAF = "DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index";
 
 const dirs: string[] = [];
 after(() => {
@@ -83,7 +85,9 @@ describe("SqliteStore", () => {
     await store.appendCommits("p", genesis!.hash, [next]);
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`DROP TABLE party_paths; ${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 2`);
+    db.exec(
+      `DROP TABLE party_paths; ${UNDO_SENDS_LEAF}; ${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 2`,
+    );
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const sees = async (identity: string) =>
@@ -102,7 +106,7 @@ describe("SqliteStore", () => {
     const before = await store.readTreeNodes(frontierOf(5));
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
+    db.exec(`${UNDO_SENDS_LEAF}; ${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     assert.equal(await reopened.treeSize(), 5);
@@ -126,7 +130,7 @@ describe("SqliteStore", () => {
     await store.appendCommits("b", null, b, contract());
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
+    db.exec(`${UNDO_SENDS_LEAF}; ${UNDO_WIRE}; ${UNDO_TREE}; DELETE FROM schema_version WHERE version >= 3`);
     // a: 100, 102, 90 (stepped back); b: 95, 101.
     const stamp = db.prepare("UPDATE commits SET timestamp = ? WHERE contract_id = ? AND idx = ?");
     for (const [id, idx, t] of [
@@ -169,7 +173,7 @@ describe("SqliteStore", () => {
     const db = new Database(join(dir, "hub.sqlite"));
     // A current hub stores each commit's bytes once: no wire copy.
     assert.deepEqual(wires(db), [null, null, null, null]);
-    db.exec(`${UNDO_WIRE}; DELETE FROM schema_version WHERE version >= 5`);
+    db.exec(`${UNDO_SENDS_LEAF}; ${UNDO_WIRE}; DELETE FROM schema_version WHERE version >= 5`);
     // Version 5 alone (as a hub of that version left it): the SQL join gives the push format
     // of each row, the pull entry's leading part byte for byte.
     assert.equal(migrate(db, 1_700_000_000, 5), 5);
@@ -192,7 +196,8 @@ describe("SqliteStore", () => {
     const dir = tempDir();
     await (await SqliteStore.open({ dataDir: dir })).close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec("DROP INDEX sends_by_recipient; DELETE FROM schema_version WHERE version >= 6");
+    // Version 11 replaced sends_by_recipient with sends_by_recipient_leaf, whose prefix serves this query.
+    db.exec(`${UNDO_SENDS_LEAF}; DELETE FROM schema_version WHERE version >= 6`);
     db.close();
     await (await SqliteStore.open({ dataDir: dir })).close();
     const db2 = new Database(join(dir, "hub.sqlite"), { readonly: true });
