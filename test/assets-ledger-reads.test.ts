@@ -11,40 +11,12 @@ import type { Operation } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { AssetLedger } from "../src/hub/assets/AssetLedger.js";
 import type { Hub } from "../src/hub/Hub.js";
-import type { Store } from "../src/store/Store.js";
 import { contracts, create, recv, rpcCodeOf, send } from "./asset-fixtures.js";
 import { Actor, cleanup, openHub } from "./hub-fixtures.js";
+import { counted } from "./support/countedStore.js";
 
 /** Assets the busy contract issued besides the ones the operations name. */
 const MANY = 320;
-
-/** Rows a store read returned: array length, both lists of getAssets, 1 for a record. */
-function rowsOf(result: unknown): number {
-  if (result === null || result === undefined) return 0;
-  if (Array.isArray(result)) return result.length;
-  if (typeof result === "object" && "assets" in result && "balances" in result) {
-    const r = result as { assets: unknown[]; balances: unknown[] };
-    return r.assets.length + r.balances.length;
-  }
-  return typeof result === "object" ? 1 : 0;
-}
-
-/** `store` with every read counted (rows returned), the real store answering. */
-function counted(store: Store): { store: Store; rows: () => number } {
-  let rows = 0;
-  const proxy = new Proxy(store, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== "function") return value;
-      return async (...args: unknown[]) => {
-        const out = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        rows += rowsOf(out);
-        return out;
-      };
-    },
-  });
-  return { store: proxy, rows: () => rows };
-}
 
 describe("asset ledger reads", () => {
   let hub: Hub;

@@ -13,12 +13,12 @@ import { assertContractErrorAsync } from "../src/contract/assertContractError.js
 import type { Operation } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { ANONYMOUS } from "../src/hub/HubApi.js";
-import type { Store } from "../src/store/Store.js";
 import Database from "../src/store/sqlite/Database.js";
 import { ASSETS_PAGE } from "../src/store/sqlite/SqliteStore.js";
 import { contracts, create } from "./asset-fixtures.js";
 import { type LiveHub, type Party, startLiveHub } from "./e2e-transports.js";
 import { Actor, cleanup, tempDir } from "./hub-fixtures.js";
+import { counted } from "./support/countedStore.js";
 import { openSqliteHub } from "./support/openSqliteHub.js";
 
 after(cleanup);
@@ -138,30 +138,6 @@ describe("GET /contracts/:id/assets pages", { timeout: 120_000 }, () => {
 });
 
 describe("the hub reads one page of the books", () => {
-  /** Rows the store's reads returned: both lists of a page, array lengths, 1 for a record. */
-  function counted(store: Store): { store: Store; rows: () => number } {
-    let rows = 0;
-    const count = (out: unknown) => {
-      if (Array.isArray(out)) rows += out.length;
-      else if (out !== null && typeof out === "object") {
-        const o = out as { assets?: unknown[]; balances?: unknown[] };
-        rows += o.assets && o.balances ? o.assets.length + o.balances.length : 1;
-      }
-    };
-    const proxy = new Proxy(store, {
-      get(target, prop) {
-        const value = Reflect.get(target, prop, target) as unknown;
-        if (typeof value !== "function") return value;
-        return async (...args: unknown[]) => {
-          const out = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          count(out);
-          return out;
-        };
-      },
-    });
-    return { store: proxy, rows: () => rows };
-  }
-
   it("reads the rows of the page asked for, however many assets the contract created", async () => {
     const dir = tempDir();
     let probe: ReturnType<typeof counted> | undefined;
