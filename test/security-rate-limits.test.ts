@@ -142,6 +142,25 @@ test("with a language-model key, synthesis is 401 anonymously and limited per id
   });
 });
 
+test("a synthesis request refused for its body does not spend the quota", async () => {
+  const env = { OPENAI_API_KEY: "test-key", HUB_LLM_BASE_URL: "http://127.0.0.1:9/v1", HUB_LLM_TIMEOUT_MS: "2000" };
+  await withApp({ env, quota: new SynthesisQuota(1, () => 0) }, async (t) => {
+    const refused = [];
+    for (const description of ["   ", "x".repeat(20_001)]) {
+      const r = await t.signed({ method: "POST", url: "/contracts/synthesize", body: { description } });
+      refused.push([r.statusCode, details(r).field]);
+    }
+    assert.deepEqual(refused, [
+      [400, "description"],
+      [400, "description"],
+    ]);
+    // The one call of the hour is still there: it reaches the provider (nothing listens: 502).
+    const body = { description: "an escrow between a buyer and a seller" };
+    assert.equal((await t.signed({ method: "POST", url: "/contracts/synthesize", body })).statusCode, 502);
+    assert.equal((await t.signed({ method: "POST", url: "/contracts/synthesize", body })).statusCode, 429);
+  });
+});
+
 test("the synthesis quota is read from HUB_SYNTHESIS_QUOTA, with a default and 0 for none", () => {
   assert.equal(SynthesisQuota.fromEnv({ HUB_SYNTHESIS_QUOTA: "7" }).perHour, 7);
   assert.equal(SynthesisQuota.fromEnv({}).perHour, 100);

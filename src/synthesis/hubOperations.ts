@@ -5,7 +5,7 @@ import { type Env, hasLlmKey, providerFromEnv } from "./providerFromEnv.js";
 import { SynthesisQuota } from "./SynthesisQuota.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 import type { SynthesisWork } from "./SynthesisWork.js";
-import { synthesize } from "./synthesize.js";
+import { readRequest, synthesize } from "./synthesize.js";
 
 /** Synthesis as the hub serves it (HubOptions.synthesis). */
 export interface SynthesisOperations {
@@ -33,7 +33,9 @@ export function hubOperations(env: Env, quota: SynthesisQuota = SynthesisQuota.f
             reason: "unauthenticated",
           });
         }
-        // Before the quota and the provider: a caller out of work allowance spends neither.
+        // Before the quota and the provider: a body refused, or a caller out of work allowance,
+        // spends neither.
+        readRequest(body);
         work?.admit();
         quota.take(caller.identity);
       }

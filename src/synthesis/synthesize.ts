@@ -23,7 +23,7 @@ function invalid(field: string, message: string): ContractError {
 }
 
 /** The request's description and hint, validated (INVALID_REQUEST naming the field). */
-function readRequest(body: unknown): { description: string; hint?: string } {
+export function readRequest(body: unknown): { description: string; hint?: string } {
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw invalid("body", "expected an object");
   const { description, pattern_hint: hint } = body as Record<string, unknown>;
   if (typeof description !== "string" || description.trim() === "") {
