@@ -302,6 +302,18 @@ describe("synthesis without a key and request validation", () => {
     const closest = details.closest as Array<{ pattern: string; score: number; summary: string }>;
     assert.equal(closest.length, 3);
     for (const c of closest) assert.equal(typeof c.summary, "string");
+    assert.equal(details.unknown_hint, undefined);
+  });
+
+  it("names a pattern_hint that names no pattern when nothing else fits either", async () => {
+    const body = { description: "Write a haiku about the sea", pattern_hint: "sonnet" };
+    const details = await assertContractErrorAsync(
+      () => synthesize(body, { env: {} }),
+      "UNAVAILABLE",
+      "no_language_model",
+    );
+    assert.equal(details.unknown_hint, "sonnet");
+    assert.equal((details.closest as unknown[]).length, 3);
   });
 
   it("refuses a missing description or a malformed hint with INVALID_REQUEST naming the field", async () => {

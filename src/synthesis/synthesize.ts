@@ -53,11 +53,15 @@ export async function synthesize(body: unknown, options: SynthesisOptions = {}):
   const result = patternSynthesize(description, hint);
   if (result !== null) return result;
   const closest = closestPatterns(description);
+  // A hint that names a pattern always fits; one that names none was read past: say so, so
+  // the caller does not take the 503 as the hinted pattern's answer.
+  const unknownHint = hint === undefined ? {} : { unknown_hint: hint };
+  const hinted = hint === undefined ? "" : `pattern_hint ${JSON.stringify(hint.slice(0, 40))} names no pattern, and `;
   throw new ContractError(
     "UNAVAILABLE",
-    "Cannot synthesize this description without a language model: no known pattern fits it. Set " +
+    `Cannot synthesize this description without a language model: ${hinted}no known pattern fits it. Set ` +
       "ANTHROPIC_API_KEY or OPENAI_API_KEY, or pass a pattern_hint naming one of the patterns " +
       `(closest: ${closest.map((c) => c.pattern).join(", ")})`,
-    { reason: "no_language_model", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"], closest },
+    { reason: "no_language_model", env: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"], closest, ...unknownHint },
   );
 }
