@@ -82,6 +82,15 @@ export async function inclusionProof(
   await parts.checkReadable(caller, leaf.contractId).catch((err: unknown) => {
     throw err instanceof ContractError && err.code === "NOT_FOUND" ? missing() : err;
   });
+  if (!Number.isSafeInteger(leaf.leafIndex) || leaf.leafIndex < 0) {
+    // A damaged row: no proof can exist for it, and computing one would fail as an internal error.
+    throw new ContractError("CORRUPTED", `Commit ${hash} is stored with leaf ${leaf.leafIndex}, which is no leaf`, {
+      reason: "corrupted",
+      contract_id: leaf.contractId,
+      hash,
+      leaf_index: leaf.leafIndex,
+    });
+  }
   const current = await parts.store.treeSize();
   const size = treeSizeParam(q.size, "size", current);
   if (leaf.leafIndex >= size) {
