@@ -11,8 +11,9 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { abiModuleWat, compileWat } from "../src/predicates/wasm/compileWat.js";
+import { compileWat } from "../src/predicates/wasm/compileWat.js";
 import { Actor, cli, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
+import { SCAN_WAT } from "./support/wasmModules.js";
 
 const MODEL = `model Predicates {
   initial ready
@@ -24,19 +25,6 @@ const MODEL = `model Predicates {
   skipped -> skipped []
   refused -> refused []
 }`;
-
-/** Reads every input byte (gas grows with the state and the commit), then holds. */
-const SCAN_WAT = abiModuleWat(
-  `(local $i i32) (local $sum i32)
-   (block $done
-     (loop $scan
-       (br_if $done (i32.ge_u (local.get $i) (local.get $len)))
-       (local.set $sum (i32.add (local.get $sum) (i32.load8_u (i32.add (local.get $ptr) (local.get $i)))))
-       (local.set $i (i32.add (local.get $i) (i32.const 1)))
-       (br $scan)))
-   (i32.const 0)`,
-  `(data (i32.const 0) "\\0e\\00\\00\\00{\\"valid\\":true}")`,
-);
 
 let base: string;
 let hub: HubProcess;

@@ -15,23 +15,10 @@ import type { ContractError } from "../src/contract/ContractError.js";
 import { acceptCommit, type PredicateResult, type WasmRunner } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import { Hub } from "../src/hub/Hub.js";
-import { abiModuleWat, compileWat } from "../src/predicates/wasm/compileWat.js";
+import { compileWat } from "../src/predicates/wasm/compileWat.js";
 import { type ClosableWasmRunner, createWasmRunner, localWasmRunner } from "../src/predicates/wasmRunner.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
-import { base64, customFailure, predicateModules } from "./support/wasmModules.js";
-
-/** Reads every input byte (so gas grows with the state and the commit), then holds. */
-const SCAN_WAT = abiModuleWat(
-  `(local $i i32) (local $sum i32)
-   (block $done
-     (loop $scan
-       (br_if $done (i32.ge_u (local.get $i) (local.get $len)))
-       (local.set $sum (i32.add (local.get $sum) (i32.load8_u (i32.add (local.get $ptr) (local.get $i)))))
-       (local.set $i (i32.add (local.get $i) (i32.const 1)))
-       (br $scan)))
-   (i32.const 0)`,
-  `(data (i32.const 0) "\\0e\\00\\00\\00{\\"valid\\":true}")`,
-);
+import { base64, customFailure, predicateModules, SCAN_WAT } from "./support/wasmModules.js";
 
 const MODEL = `model Gas {
   initial ready

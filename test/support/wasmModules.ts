@@ -49,3 +49,16 @@ export function customFailure(err: ContractError, property: string): { errors?: 
   }
   assert.fail(`no failed ${property} in ${JSON.stringify(candidates)}`);
 }
+
+/** Reads every input byte (so gas grows with the state and the commit), then holds. */
+export const SCAN_WAT = abiModuleWat(
+  `(local $i i32) (local $sum i32)
+   (block $done
+     (loop $scan
+       (br_if $done (i32.ge_u (local.get $i) (local.get $len)))
+       (local.set $sum (i32.add (local.get $sum) (i32.load8_u (i32.add (local.get $ptr) (local.get $i)))))
+       (local.set $i (i32.add (local.get $i) (i32.const 1)))
+       (br $scan)))
+   (i32.const 0)`,
+  `(data (i32.const 0) "\\0e\\00\\00\\00{\\"valid\\":true}")`,
+);
