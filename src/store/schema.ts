@@ -257,11 +257,14 @@ export const SENDS_LEAF_BACKFILL =
  * and sorted every SEND addressed to the contract, so a recipient flooded with 1-unit SENDs
  * made every page read them all. `sends.leaf_index` (written with the SEND, backfilled here)
  * and the index on (to_contract, leaf_index) give a page its rows in order; the index's
- * prefix serves what `sends_by_recipient` did, so that one goes.
+ * prefix serves what `sends_by_recipient` did, so that one goes. The index comes before the
+ * backfill: PostgreSQL marks an index built over rows just updated without it as unusable by
+ * any transaction older than the index, so a busy database would sort every page until its
+ * oldest transaction ended.
  */
 const SENDS_IN_LEAF_ORDER: readonly string[] = [
-  SENDS_LEAF_BACKFILL,
   "CREATE INDEX IF NOT EXISTS sends_by_recipient_leaf ON sends (to_contract, leaf_index)",
+  SENDS_LEAF_BACKFILL,
   "DROP INDEX IF EXISTS sends_by_recipient",
 ];
 
