@@ -2,8 +2,9 @@
  * The package as a user gets it: `npm pack`, `npm install -g` of the tarball into a temp
  * prefix, then the installed `contract-hub` command run from an unrelated folder (the
  * docs/cli.md walkthrough's first steps against a hub it started), and a plain JS project
- * that imports the SDK (with its log checks, run against that hub), the engine and the
- * language with their types resolving.
+ * that imports the SDK (with its log checks, run against that hub), the engine, the
+ * language and the predicate runner (running a module in its worker thread) with their
+ * types resolving.
  *
  * The build happens in a staging copy, so the repository's own dist/ and web/dist are never
  * rewritten while other tests read them. The install skips install scripts and reuses this
@@ -16,6 +17,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlin
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import { after, before, test } from "node:test";
+import { base64, predicateModules } from "./support/wasmModules.js";
 
 const repo = resolve(import.meta.dirname, "..");
 const work = mkdtempSync(join(tmpdir(), "pkg-install-"));
@@ -167,7 +169,8 @@ test("the installed hub serves the explorer", async () => {
   assert.match(res.headers.get("content-type") ?? "", /text\/html/);
 });
 
-test("a plain JS project imports the SDK, engine and language, with types that resolve", () => {
+test("a plain JS project imports the SDK, engine, language and predicate runner, with types that resolve", async () => {
+  const { okarg } = await predicateModules();
   const project = join(work, "consumer");
   mkdirSync(join(project, "node_modules"), { recursive: true });
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", type: "module", private: true }));
@@ -179,6 +182,7 @@ test("a plain JS project imports the SDK, engine and language, with types that r
 import { HubClient, checkHubLog, computeCommitHash, generateKeyPair, leafHash, verifyCheckpoint, verifyCommitSignature, verifyConsistency, verifyInclusion } from "contract-hub";
 import { buildWireCommit, replayLog } from "contract-hub/engine";
 import { parseModel } from "contract-hub/language";
+import { createWasmRunner } from "contract-hub/predicates";
 
 const client = new HubClient({ url: process.argv[2] ?? "" });
 const health = await client.health();
@@ -204,17 +208,25 @@ const log = {
   consistent: verifyConsistency(kept.size, kept.size, root, root, []),
   included: verifyInclusion(leafHash(Buffer.alloc(32)), 0, 1, [], leafHash(Buffer.alloc(32))),
 };
-console.log(JSON.stringify({ status: health.status, hash, signed, model: parseModel("model m { a -> b }").name, replay: typeof replayLog, log }));
+// docs/engine.md: the runner of custom predicates, its worker thread started from the installed files.
+const wasm = createWasmRunner({ workers: 1 });
+const commit = { hash, parent: null, data: [], labels: [], signers: [], timestamp: 1 };
+const predicate = await wasm(Buffer.from("${base64(okarg)}", "base64"), { args: ["ok"], contract_id: "c1", commit, state: {} });
+await wasm.close();
+console.log(JSON.stringify({ status: health.status, hash, signed, model: parseModel("model m { a -> b }").name, replay: typeof replayLog, log, predicate }));
 `,
   );
   writeFileSync(
     join(project, "wrong.js"),
     `// @ts-check
 import { HubClient, checkHubLog } from "contract-hub";
+import { createWasmRunner } from "contract-hub/predicates";
 // @ts-expect-error: the SDK is typed, so a number is no URL (unused if the types were missing)
 new HubClient({ url: 42 });
 // @ts-expect-error: a pinned log key needs its public key
 await checkHubLog(new HubClient({ url: "" }), { origin: "o" }, null, null);
+// @ts-expect-error: the runner's other limits are not the caller's to change
+createWasmRunner({ timeoutMs: 60000 });
 `,
   );
   const out = JSON.parse(run(process.execPath, ["main.js", hubUrl], project, userEnv(home)));
@@ -225,6 +237,8 @@ await checkHubLog(new HubClient({ url: "" }), { origin: "o" }, null, null);
   assert.equal(out.replay, "function");
   assert.ok(out.log.size > 0, "the hub's checkpoint covers the commits pushed above");
   assert.deepEqual([out.log.same, out.log.consistent, out.log.included], [true, true, true]);
+  assert.equal(out.predicate.valid, true);
+  assert.ok(out.predicate.gas_used > 0);
   const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
   const flags = [
     "--noEmit",

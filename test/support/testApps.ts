@@ -11,7 +11,7 @@ import { AccessRegistry } from "../../src/auth/AccessRegistry.js";
 import { Authenticator } from "../../src/auth/Authenticator.js";
 import { registrationBody, signRequest } from "../../src/auth/signRequest.js";
 import type { WireCommit } from "../../src/contract/Commit.js";
-import { buildCommit, genesisData } from "../../src/contract/engine.js";
+import { buildCommit, genesisData, type WasmRunner } from "../../src/contract/engine.js";
 import { generateKeyPair, type RawKeyPair } from "../../src/contract/keys.js";
 import { type Limits, withLimits } from "../../src/contract/limits.js";
 import { buildRestApp } from "../../src/http/buildRestApp.js";
@@ -77,6 +77,8 @@ export interface TestAppOptions {
   workBudgetMs?: number;
   /** Give the hub synthesis and the template catalogue as `contract-hub start` does (default true). */
   extras?: boolean;
+  /** The hub's custom-predicate runner (default: none, so every custom predicate is false). */
+  wasm?: WasmRunner;
 }
 
 /** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
@@ -90,6 +92,7 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
     ...(extra.limits ? { limits: withLimits(extra.limits) } : {}),
     ...(extra.hubNow ? { now: extra.hubNow } : {}),
     ...(extra.workBudgetMs !== undefined ? { workBudgetMs: extra.workBudgetMs } : {}),
+    ...(extra.wasm ? { wasm: extra.wasm } : {}),
   });
   const options: HttpOptions = {
     hub,
