@@ -111,6 +111,7 @@ describe("contract-hub start with a malformed language-model setting", () => {
   it("refuses to start, naming the variable, instead of answering every synthesis with INTERNAL", async () => {
     for (const [variable, value] of [
       ["HUB_LLM_TIMEOUT_MS", "abc"],
+      ["HUB_SYNTHESIS_TIMEOUT_MS", "0"],
       ["HUB_LLM_MAX_TOKENS", "-1"],
       ["HUB_LLM_STRUCTURED", "maybe"],
       ["HUB_SYNTHESIS_QUOTA", "abc"],

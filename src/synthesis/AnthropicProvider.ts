@@ -8,6 +8,8 @@ export interface HttpProviderConfig {
   baseUrl: string;
   model: string;
   timeoutMs: number;
+  /** One synthesis request's time with the provider, all calls together (see LlmProvider.deadlineMs). */
+  deadlineMs?: number;
   maxTokens: number;
   retryDelayMs?: number;
 }
@@ -16,9 +18,11 @@ export interface HttpProviderConfig {
 export class AnthropicProvider implements LlmProvider {
   readonly name = "anthropic";
   readonly model: string;
+  readonly deadlineMs: number | undefined;
 
   constructor(private readonly config: HttpProviderConfig) {
     this.model = config.model;
+    this.deadlineMs = config.deadlineMs;
   }
 
   /** Sends the prompt and returns the concatenated text blocks of the answer. */
@@ -33,6 +37,7 @@ export class AnthropicProvider implements LlmProvider {
         messages: prompt.messages,
       },
       timeoutMs: this.config.timeoutMs,
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
       secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { content?: unknown };

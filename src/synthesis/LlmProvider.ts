@@ -1,3 +1,5 @@
+import type { SynthesisDeadline } from "./SynthesisDeadline.js";
+
 /** One message of a conversation with a language model. */
 export interface LlmMessage {
   role: "user" | "assistant";
@@ -19,6 +21,8 @@ export interface CompleteOptions {
    * goes through the tolerant parser either way.
    */
   schema?: { name: string; schema: Record<string, unknown> };
+  /** The synthesis request's deadline: the call, its retries and any re-send end by it. */
+  deadline?: SynthesisDeadline;
 }
 
 /**
@@ -30,5 +34,10 @@ export interface LlmProvider {
   /** "anthropic", "openai" or a test name; used in messages. */
   readonly name: string;
   readonly model: string;
+  /**
+   * How long one synthesis request may spend with this provider, every call, retry and repair
+   * round together (HUB_SYNTHESIS_TIMEOUT_MS); without it only each call's own timeout bounds it.
+   */
+  readonly deadlineMs?: number;
   complete(prompt: LlmPrompt, opts?: CompleteOptions): Promise<string>;
 }

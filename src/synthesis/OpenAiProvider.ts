@@ -22,12 +22,14 @@ export class OpenAiProvider implements LlmProvider {
   readonly name = "openai";
   readonly model: string;
   readonly structured: StructuredMode;
+  readonly deadlineMs: number | undefined;
   /** Set once the server has refused `response_format` (auto mode): later requests go without it. */
   private schemaRefused = false;
 
   constructor(private readonly config: OpenAiConfig) {
     this.model = config.model;
     this.structured = config.structured ?? "auto";
+    this.deadlineMs = config.deadlineMs;
   }
 
   /** True while requests with a schema will ask the server for structured output. */
@@ -65,6 +67,7 @@ export class OpenAiProvider implements LlmProvider {
       headers: { authorization: `Bearer ${this.config.apiKey}` },
       body,
       timeoutMs: this.config.timeoutMs,
+      ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
       secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { choices?: Array<{ message?: { content?: unknown } }> };

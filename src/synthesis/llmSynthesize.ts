@@ -8,6 +8,7 @@ import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
 import { patternSynthesize } from "./patternSynthesize.js";
 import { familyForHint } from "./patterns/families.js";
 import { templateForHint } from "./recognizePattern.js";
+import { SynthesisDeadline } from "./SynthesisDeadline.js";
 import type { SynthesisResult } from "./SynthesisResult.js";
 import { inlineWork, type SynthesisWork } from "./SynthesisWork.js";
 
@@ -60,7 +61,9 @@ function partiesOf(parsed: ParsedAnswer, model: string): string[] {
 
 /**
  * Synthesis with a language model: one request, the answer parsed and
- * checked; on any problem one repair round that sends the problems back. The result never
+ * checked; on any problem one repair round that sends the problems back. All the provider's
+ * calls share the provider's `deadlineMs`: past it the call under way, or the repair round
+ * not yet asked, is UPSTREAM_ERROR `upstream_timeout` with `deadline_ms`. The result never
  * holds a model that fails to parse: without a usable model after the repair round, the
  * pattern synthesizer answers when it recognises the description, else UPSTREAM_ERROR
  * (`invalid_answer`). Rules that still fail are dropped, each with a warning.
@@ -72,7 +75,9 @@ export async function llmSynthesize(
   work: SynthesisWork = inlineWork(),
 ): Promise<SynthesisResult> {
   const prompt = buildPrompt(description, hint, templateForHint(hint));
-  const structured = { schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA } };
+  // One deadline for the answer, its retries and the repair round: each call gets what is left of it.
+  const deadline = provider.deadlineMs === undefined ? undefined : new SynthesisDeadline(provider.deadlineMs);
+  const structured = { schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA }, deadline };
   const first = await provider.complete(prompt, structured);
   let parsed = parseAnswer(first);
   let check = await work.check(parsed.model, parsed.rules);

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ContractError } from "../contract/ContractError.js";
+import type { SynthesisDeadline } from "./SynthesisDeadline.js";
 
 export interface PostJsonOptions {
   /** Provider name for messages and `details.provider`. */
@@ -8,6 +9,11 @@ export interface PostJsonOptions {
   body: unknown;
   /** Per attempt, covering the response body too. */
   timeoutMs: number;
+  /**
+   * The request's overall deadline: an attempt runs at most until it, and none (and no retry)
+   * starts once too little of it is left.
+   */
+  deadline?: SynthesisDeadline;
   /** Extra attempts after a transient failure (429, 5xx, network error). */
   retries?: number;
   /** Pause before a retry; a shorter `retry-after` wins. */
@@ -59,9 +65,14 @@ function upstream(
   });
 }
 
-/** `text` with every occurrence of `secret` replaced (a proxy or a provider may echo the key it got). */
+/**
+ * `text` with every occurrence of `secret` replaced (a proxy or a provider may echo the key it
+ * got), and the `user:password@` of any URL in it: fetch refuses a URL with credentials and
+ * quotes it whole in its error, which would put a password from the base URL in the message.
+ */
 function redact(text: string, secret: string | undefined): string {
-  return secret === undefined || secret === "" ? text : text.split(secret).join("[key]");
+  const bare = redactUserinfo(text);
+  return secret === undefined || secret === "" ? bare : bare.split(secret).join("[key]");
 }
 
 /**
@@ -80,6 +91,21 @@ function errorText(text: string, secret: string | undefined): string {
   return redact(typeof msg === "string" ? msg : text, secret).slice(0, MAX_ERROR_TEXT);
 }
 
+/** `text` with the userinfo of every URL in it (`scheme://user:password@host`) replaced by `[userinfo]`. */
+export function redactUserinfo(text: string): string {
+  // Up to the authority's last "@" (a password may hold one): nothing past the first "/", "?" or "#".
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/gi, "$1[userinfo]@");
+}
+
+/** upstream_timeout at the request's deadline: `deadline_ms` says it was the whole request's time that ran out. */
+function pastDeadline(opts: PostJsonOptions, asked: boolean): ContractError {
+  const ms = opts.deadline!.ms;
+  const message = asked
+    ? `did not answer within the synthesis deadline of ${ms} ms`
+    : `was not asked: the synthesis deadline of ${ms} ms has passed`;
+  return upstream(opts.provider, "upstream_timeout", message, { timeout_ms: opts.timeoutMs, deadline_ms: ms });
+}
+
 function isTimeout(err: unknown): boolean {
   return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
 }
@@ -87,22 +113,33 @@ function isTimeout(err: unknown): boolean {
 /**
  * POSTs JSON and returns the parsed JSON answer. Each attempt runs under
  * `AbortSignal.timeout`, body included, so a provider that never answers costs at most
- * `timeoutMs`. 429, 5xx and network errors are retried `retries` times (default once); a
+ * `timeoutMs`, or what is left before `deadline` when that is less. 429, 5xx and network
+ * errors are retried `retries` times (default once) when the pause ends before the deadline; a
  * timeout is not retried, so the worst case stays bounded. Every failure is UPSTREAM_ERROR
- * with `details.reason`: upstream_timeout, upstream_unreachable, upstream_status (with
- * `status`), upstream_bad_json, upstream_too_large (a body over `maxResponseBytes`, not retried).
+ * with `details.reason`: upstream_timeout (with `timeout_ms`, and `deadline_ms` when the
+ * deadline ended it), upstream_unreachable, upstream_status (with `status`),
+ * upstream_bad_json, upstream_too_large (a body over `maxResponseBytes`, not retried).
  */
 export async function postJson(url: string, opts: PostJsonOptions): Promise<unknown> {
   const doFetch = opts.fetchImpl ?? fetch;
   const attempts = 1 + (opts.retries ?? 1);
   let last: ContractError | undefined;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) await sleep(opts.retryDelayMs ?? 250);
+    if (attempt > 1) {
+      const pause = opts.retryDelayMs ?? 250;
+      // A retry that could only start at the deadline is not made: the failure it would retry is the answer.
+      if (opts.deadline !== undefined && opts.deadline.left() <= pause) throw last!;
+      await sleep(pause);
+    }
+    const left = opts.deadline?.left() ?? Number.POSITIVE_INFINITY;
+    if (left <= 0) throw pastDeadline(opts, false);
+    // The deadline, not the per-call timeout, ends this attempt when it comes first.
+    const cut = left < opts.timeoutMs;
     let status: number;
     let text: string;
     let retryAfter: string | null = null;
     try {
-      const signal = AbortSignal.timeout(opts.timeoutMs);
+      const signal = AbortSignal.timeout(cut ? Math.ceil(left) : opts.timeoutMs);
       const res = await doFetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...opts.headers },
@@ -126,6 +163,7 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
     } catch (err) {
       if (err instanceof ContractError) throw err;
       if (isTimeout(err)) {
+        if (cut) throw pastDeadline(opts, true);
         throw upstream(opts.provider, "upstream_timeout", `did not answer within ${opts.timeoutMs} ms`, {
           timeout_ms: opts.timeoutMs,
         });

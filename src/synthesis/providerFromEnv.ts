@@ -9,6 +9,8 @@ export const DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-20250514";
 export const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TOKENS = 4096;
+/** HUB_SYNTHESIS_TIMEOUT_MS by default, in per-call timeouts: the first answer and one repair round. */
+export const DEADLINE_CALLS = 2;
 
 /** The longest delay a Node timer holds; a longer one fires after 1 ms (so every request would time out). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -47,12 +49,15 @@ export function hasLlmKey(env: Env): boolean {
  * The provider configured by the environment, or null without a key. `ANTHROPIC_API_KEY`
  * (base `ANTHROPIC_BASE_URL`, default https://api.anthropic.com) wins over `OPENAI_API_KEY`
  * (base `HUB_LLM_BASE_URL`, default https://api.openai.com/v1) unless
- * `HUB_LLM_PROVIDER=openai`. `HUB_LLM_MODEL`, `HUB_LLM_TIMEOUT_MS` (default 60 s) and
- * `HUB_LLM_MAX_TOKENS` (default 4096) apply to both; `HUB_LLM_STRUCTURED` (auto, on, off) to
- * the OpenAI-compatible one.
+ * `HUB_LLM_PROVIDER=openai`. `HUB_LLM_MODEL`, `HUB_LLM_TIMEOUT_MS` (per call, default 60 s),
+ * `HUB_SYNTHESIS_TIMEOUT_MS` (one synthesis request, every call, retry and repair round
+ * together; default twice the per-call timeout) and `HUB_LLM_MAX_TOKENS` (default 4096) apply
+ * to both; `HUB_LLM_STRUCTURED` (auto, on, off) to the OpenAI-compatible one.
  */
 export function providerFromEnv(env: Env): LlmProvider | null {
   const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS);
+  // Twice the per-call timeout: time for an answer and the repair round's answer.
+  const deadlineMs = positive(env, "HUB_SYNTHESIS_TIMEOUT_MS", DEADLINE_CALLS * timeoutMs, MAX_TIMER_MS);
   const maxTokens = positive(env, "HUB_LLM_MAX_TOKENS", DEFAULT_MAX_TOKENS);
   const model = env.HUB_LLM_MODEL || undefined;
   const preferOpenAi = env.HUB_LLM_PROVIDER === "openai";
@@ -62,6 +67,7 @@ export function providerFromEnv(env: Env): LlmProvider | null {
       baseUrl: env.ANTHROPIC_BASE_URL || "https://api.anthropic.com",
       model: model ?? DEFAULT_ANTHROPIC_MODEL,
       timeoutMs,
+      deadlineMs,
       maxTokens,
     });
   }
@@ -72,6 +78,7 @@ export function providerFromEnv(env: Env): LlmProvider | null {
       baseUrl: env.HUB_LLM_BASE_URL || "https://api.openai.com/v1",
       model: model ?? DEFAULT_OPENAI_MODEL,
       timeoutMs,
+      deadlineMs,
       maxTokens,
     });
   }
