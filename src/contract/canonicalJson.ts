@@ -9,7 +9,7 @@ export interface CanonicalOptions {
 }
 
 /** True when `s` holds a lone surrogate half (isWellFormed: native, a fraction of a /\p{Cs}/u test). */
-const hasLoneSurrogate = (s: string): boolean => !(s as string & { isWellFormed(): boolean }).isWellFormed();
+export const hasLoneSurrogate = (s: string): boolean => !(s as string & { isWellFormed(): boolean }).isWellFormed();
 
 /**
  * RFC 8785 (JCS) text of a JSON value: object keys sorted by UTF-16 code units, numbers in
@@ -106,7 +106,7 @@ function tooDeep(maxDepth: number, at: string | null): ContractError {
   });
 }
 
-function loneSurrogate(at: string | null): ContractError {
+export function loneSurrogate(at: string | null): ContractError {
   return new ContractError("INVALID_REQUEST", `Cannot accept JSON: string ${where(at)} holds an unpaired surrogate`, {
     reason: "lone_surrogate",
     pointer: at ?? "",
@@ -126,7 +126,7 @@ function where(at: string | null): string {
 }
 
 /** RFC 6901 escaping of one reference token. */
-function escapePointer(key: string): string {
+export function escapePointer(key: string): string {
   return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
@@ -193,8 +193,19 @@ function throwDuplicate(text: string, maxDepth: number): void {
   if (duplicate !== null) throw duplicateKeyError(duplicate);
 }
 
-/** Refuses out-of-range numbers, lone surrogates and `__proto__`; adds the objects' own keys to `keys.count`. */
-function checkParsed(value: unknown, at: string | null, keys: { count: number }): void {
+/** The refusal of a `__proto__` member in the object at `at`. */
+export function forbiddenKey(at: string | null): ContractError {
+  return new ContractError("INVALID_REQUEST", `Cannot accept JSON: key "__proto__" ${where(at)} is not allowed`, {
+    reason: "forbidden_key",
+    pointer: at ?? "",
+  });
+}
+
+/**
+ * Refuses out-of-range numbers, lone surrogates and `__proto__`; adds the objects' own keys
+ * to `keys.count`. `at` is the value's JSON pointer, or null on the fast pass.
+ */
+export function checkParsed(value: unknown, at: string | null, keys: { count: number }): void {
   if (typeof value === "number") {
     // 1e400 parses to Infinity: out of range just like a too-large integer.
     if (!Number.isSafeInteger(value) && (Number.isInteger(value) || !Number.isFinite(value))) {
@@ -208,12 +219,7 @@ function checkParsed(value: unknown, at: string | null, keys: { count: number })
     const names = Object.keys(value);
     keys.count += names.length;
     for (const key of names) {
-      if (key === "__proto__") {
-        throw new ContractError("INVALID_REQUEST", `Cannot accept JSON: key "__proto__" ${where(at)} is not allowed`, {
-          reason: "forbidden_key",
-          pointer: at ?? "",
-        });
-      }
+      if (key === "__proto__") throw forbiddenKey(at);
       if (hasLoneSurrogate(key)) throw loneSurrogate(at);
       checkParsed((value as Record<string, unknown>)[key], at === null ? null : `${at}/${escapePointer(key)}`, keys);
     }

@@ -55,7 +55,8 @@ export function countJsonMembers(text: string, maxDepth: number): number {
   return members;
 }
 
-function tooDeep(maxDepth: number, position: number): ContractError {
+/** INVALID_REQUEST `json_too_deep` at `position`. */
+export function tooDeep(maxDepth: number, position: number): ContractError {
   return new ContractError(
     "INVALID_REQUEST",
     `Cannot parse JSON: nesting deeper than ${maxDepth} at position ${position}`,
@@ -82,43 +83,77 @@ interface Frame {
  * name, or null.
  */
 export function scanJsonText(text: string, maxDepth: number): DuplicateKey | null {
-  const stack: Frame[] = [];
-  let top: Frame | undefined;
-  let duplicate: DuplicateKey | null = null;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
-      const start = i;
-      for (;;) {
-        const q = text.indexOf('"', i + 1);
-        if (q < 0) return duplicate; // unterminated: JSON.parse reports it with its position
-        let k = q - 1;
-        while (text.charCodeAt(k) === 0x5c) k--;
-        i = q;
-        if ((q - 1 - k) % 2 === 0) break;
-      }
-      if (top?.expectKey && duplicate === null) {
-        top.expectKey = false;
-        const raw = text.slice(start + 1, i);
-        const key = raw.includes("\\") ? unescapeName(`"${raw}"`) : raw;
-        if (key !== null && remember(top, key)) duplicate = { key, position: start };
-      } else if (top) {
-        top.expectKey = false;
-      }
-    } else if (c === 0x7b || c === 0x5b) {
-      if (stack.length >= maxDepth) throw tooDeep(maxDepth, i);
-      top = { isObject: c === 0x7b, expectKey: c === 0x7b, names: null };
-      stack.push(top);
-    } else if (c === 0x7d || c === 0x5d) {
-      stack.pop();
-      top = stack[stack.length - 1];
-    } else if (c === 0x2c) {
-      if (top?.isObject) top.expectKey = true;
-    }
+  const scan = new DuplicateScan(text, maxDepth);
+  scan.run(text.length);
+  return scan.duplicate;
+}
+
+/**
+ * scanJsonText as a resumable scan: `run(until)` advances to position `until`, so a caller
+ * on the event loop can yield between stretches of a long text (parseJsonInSlices).
+ */
+export class DuplicateScan {
+  /** The first duplicate found so far. */
+  duplicate: DuplicateKey | null = null;
+  #i = 0;
+  readonly #stack: Frame[] = [];
+  #top: Frame | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly maxDepth: number,
+  ) {}
+
+  /** True once the scan reached the end of the text or found a duplicate. */
+  get done(): boolean {
+    return this.#i >= this.text.length || this.duplicate !== null;
   }
-  return duplicate;
+
+  run(until: number): void {
+    const { text, maxDepth } = this;
+    const stack = this.#stack;
+    let top = this.#top;
+    const n = Math.min(until, text.length);
+    let i = this.#i;
+    for (; i < n && this.duplicate === null; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x22) {
+        // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
+        const start = i;
+        for (;;) {
+          const q = text.indexOf('"', i + 1);
+          if (q < 0) {
+            // Unterminated: JSON.parse reports it with its position.
+            this.#i = text.length;
+            return;
+          }
+          let k = q - 1;
+          while (text.charCodeAt(k) === 0x5c) k--;
+          i = q;
+          if ((q - 1 - k) % 2 === 0) break;
+        }
+        if (top?.expectKey) {
+          top.expectKey = false;
+          const raw = text.slice(start + 1, i);
+          const key = raw.includes("\\") ? unescapeName(`"${raw}"`) : raw;
+          if (key !== null && remember(top, key)) this.duplicate = { key, position: start };
+        } else if (top) {
+          top.expectKey = false;
+        }
+      } else if (c === 0x7b || c === 0x5b) {
+        if (stack.length >= maxDepth) throw tooDeep(maxDepth, i);
+        top = { isObject: c === 0x7b, expectKey: c === 0x7b, names: null };
+        stack.push(top);
+      } else if (c === 0x7d || c === 0x5d) {
+        stack.pop();
+        top = stack[stack.length - 1];
+      } else if (c === 0x2c) {
+        if (top?.isObject) top.expectKey = true;
+      }
+    }
+    this.#i = i;
+    this.#top = top;
+  }
 }
 
 /** Adds `key` to the frame's names; true when it was already there. */
