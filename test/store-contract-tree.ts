@@ -4,9 +4,10 @@
  * concurrent appends, nodes that give the reference root, and a log key that stays.
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import { publicKeyFromSeed } from "../src/contract/keys.js";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
 import type { Store } from "../src/store/Store.js";
 import { leafHash, nodeHash, verifyInclusion } from "../src/tlog/merkle.js";
@@ -139,6 +140,32 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
     const next = testChain("tr", 4).slice(3);
     await store.appendCommits("tr", chain[2]!.hash, next);
     assert.equal(next[0]!.leafIndex, 3);
+    await store.close();
+  });
+
+  it("records the first log key it is given, keeps it across a reopen, and makes no seed beside a key it does not hold", async () => {
+    let store = await fresh();
+    const [a, b, c] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+    // At once: one is recorded, and every caller gets that one.
+    const answers = await Promise.all([a, b, c].map((k) => store.recordLogKey(k)));
+    const first = answers[0]!;
+    assert.ok([a, b, c].some((k) => k.equals(first)));
+    for (const answer of answers) assert.deepEqual(answer, first);
+    assert.deepEqual(await store.recordLogKey(randomBytes(32)), first);
+    if (reopen !== undefined) store = await reopen(store);
+    assert.deepEqual(await store.recordLogKey(randomBytes(32)), first);
+    // The recorded key was given to the hub (a --log-key file): the store holds no seed of it.
+    await assertContractErrorAsync(() => store.logKeySeed(), "INTERNAL", "log_key_mismatch");
+    await store.close();
+  });
+
+  it("records the key of its own seed like any other", async () => {
+    const store = await fresh();
+    const seed = await store.logKeySeed();
+    const own = publicKeyFromSeed(seed);
+    assert.deepEqual(await store.recordLogKey(own), own);
+    assert.deepEqual(await store.recordLogKey(randomBytes(32)), own);
+    assert.deepEqual(await store.logKeySeed(), seed);
     await store.close();
   });
 

@@ -11,11 +11,12 @@ import { withLimits } from "../contract/limits.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
 import { createWasmRunner, disabledWasmRunner } from "../predicates/wasmRunner.js";
+import { loadLogKey } from "../store/loadLogKey.js";
 import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
 import { hubOperations, type SynthesisOperations } from "../synthesis/hubOperations.js";
 import { TEMPLATE_CATALOGUE } from "../templates/templateCatalogue.js";
-import { LogKey } from "../tlog/LogKey.js";
+import type { LogKey } from "../tlog/LogKey.js";
 import { readLogKeyFile } from "../tlog/logKeyFile.js";
 import { postAddCheckpoint } from "../witness/postAddCheckpoint.js";
 import { ConfigError, loadStartConfig, type StartFlags } from "./config.js";
@@ -54,10 +55,18 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   }
   let logKey: LogKey;
   try {
-    const seed = config.logKeyFile ? readLogKeyFile(config.logKeyFile) : await store.logKeySeed();
-    logKey = new LogKey(seed, config.logOrigin ?? undefined);
+    // Refused (log_key_mismatch) when the store records another key as the log's: clients
+    // would see this instance's checkpoints and the others' signed by two keys.
+    logKey = await loadLogKey(store, {
+      ...(config.logKeyFile
+        ? { seed: readLogKeyFile(config.logKeyFile), source: `--log-key ${config.logKeyFile}` }
+        : {}),
+      ...(config.logOrigin ? { origin: config.logOrigin } : {}),
+    });
   } catch (err) {
-    io.err(`contract-hub start: cannot load the log key: ${(err as Error).message}`);
+    // The reason too (log_key_mismatch, log_key_malformed…): what a script that starts the hub matches.
+    const reason = isContractError(err) ? err.details?.reason : undefined;
+    io.err(`contract-hub start: cannot load the log key: ${(err as Error).message}${reason ? ` (${reason})` : ""}`);
     await store.close();
     return EXIT_FAILED;
   }

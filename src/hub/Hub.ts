@@ -17,13 +17,14 @@ import { decodeHash, IDENTITY_PREFIX, normalizeIdentity } from "../contract/hex.
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import { VERSION } from "../lib/version.js";
+import { loadLogKey } from "../store/loadLogKey.js";
 import { StorageGuard } from "../store/StorageGuard.js";
 import type { GrantRole, Store } from "../store/Store.js";
 import type { SynthesisOperations } from "../synthesis/hubOperations.js";
 import type { SynthesisResult } from "../synthesis/SynthesisResult.js";
 import type { Template, TemplateSummary } from "../templates/Template.js";
 import type { TemplateCatalogue } from "../templates/templateCatalogue.js";
-import { LogKey } from "../tlog/LogKey.js";
+import type { LogKey } from "../tlog/LogKey.js";
 import { ContractCache } from "./ContractCache.js";
 import { CosignedCheckpoints, type WitnessPolicy } from "./CosignedCheckpoints.js";
 
@@ -73,7 +74,11 @@ export interface HubOptions extends EngineSettings {
   synthesis?: SynthesisOperations;
   /** Listener and replay failures of subscriptions (default: ignored). */
   onError?: (err: unknown) => void;
-  /** The key that signs checkpoints (default: the one kept with the store, default origin). */
+  /**
+   * The key that signs checkpoints (default: the one kept with the store, default origin,
+   * refused when the store records another as its log's; ../store/loadLogKey.ts). A key given
+   * here is the caller's to check (`contract-hub start` does, with loadLogKey).
+   */
   logKey?: LogKey;
   /** Witnesses whose cosignatures a checkpoint needs before it is served (default: none, served at once). */
   witnesses?: WitnessPolicy;
@@ -194,9 +199,18 @@ export class Hub implements HubApi {
     this.onError = options.onError ?? (() => {});
     this.ownsStore = ownsStore;
     let logKey: Promise<LogKey> | undefined = options.logKey ? Promise.resolve(options.logKey) : undefined;
+    // A failed load is forgotten (a database down for a moment, a key file being fixed): the
+    // next checkpoint request loads again rather than failing until a restart.
+    const load = (): Promise<LogKey> => {
+      const loading: Promise<LogKey> = loadLogKey(this.store).catch((err: unknown) => {
+        if (logKey === loading) logKey = undefined;
+        throw err;
+      });
+      return loading;
+    };
     this.transparency = {
       store: this.store,
-      logKey: () => (logKey ??= this.store.logKeySeed().then((seed) => new LogKey(seed))),
+      logKey: () => (logKey ??= load()),
       checkReadable: (caller, id) => this.ctx.access(caller, id, "read"),
     };
     if (options.witnesses !== undefined) {

@@ -70,6 +70,7 @@ const GUARDED = new Set([
   "readTreeNodes",
   "findLeaf",
   "logKeySeed",
+  "recordLogKey",
   "readCosignedCheckpoint",
   "listSnapshots",
 ]);

@@ -282,9 +282,17 @@ export interface Store {
   findLeaf(hash: string): Promise<LeafRecord | null>;
   /**
    * The log key's 32-byte seed kept with the store, created on first use (SQLite: a file in
-   * the data directory; PostgreSQL: a row shared by every instance).
+   * the data directory; PostgreSQL: a row shared by every instance). None is created when the
+   * store records a log key (recordLogKey) and holds no seed: that key was given as a file,
+   * and a new one would not be it (INTERNAL `log_key_mismatch`).
    */
   logKeySeed(): Promise<Buffer>;
+  /**
+   * The 32-byte public key the store records as its log's key: `publicKey`, recorded now,
+   * when it records none yet (in one statement: of instances racing, one key is recorded),
+   * else the one recorded before. Never changed by the hub (../store/loadLogKey.ts).
+   */
+  recordLogKey(publicKey: Buffer): Promise<Buffer>;
   /** The newest cosigned checkpoint any instance on this store served, or null. */
   readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null>;
   /**

@@ -269,6 +269,20 @@ const SENDS_IN_LEAF_ORDER: readonly string[] = [
 ];
 
 /**
+ * The public key of the log's signing key (version 12; docs/transparency.md, "The log key and
+ * the origin"): one row, written by the first hub that signs a checkpoint on this store and
+ * never changed by the hub. Instances sharing a database may each be given the key as a
+ * file (`--log-key`), which the database does not hold; this row is how one instance knows
+ * the key the others sign with, and a hub whose key differs refuses to sign.
+ */
+const TLOG_PUBLIC_KEY: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS tlog_public_key (
+    id SMALLINT PRIMARY KEY CHECK (id = 1),
+    public_key TEXT NOT NULL
+  )`,
+];
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns and the sends' leaf_index (SQLite has no `ADD COLUMN
  * IF NOT EXISTS`) and drop the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a
@@ -293,5 +307,6 @@ export function schemaMigrations(
     { version: 9, statements: [...LEAVES_FROM_COMMITS] },
     { version: 10, statements: [...WIRE_ONCE] },
     { version: 11, statements: [addSendLeaf, ...SENDS_IN_LEAF_ORDER] },
+    { version: 12, statements: [...TLOG_PUBLIC_KEY] },
   ];
 }

@@ -5,6 +5,7 @@ import { generateKeyPair } from "../../contract/keys.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
+import { noSeedForLogKey } from "../loadLogKey.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -303,11 +304,28 @@ export class PostgresStore implements Store {
 
   async logKeySeed(): Promise<Buffer> {
     // The first instance to ask stores a key; every later one (and every restart) reads it.
-    await this.writeStatement("INSERT INTO tlog_key (id, seed) VALUES (1, $1) ON CONFLICT DO NOTHING", [
-      encodeHex(generateKeyPair().seed),
-    ]);
-    const [row] = await this.rows<{ seed: string }>("SELECT seed FROM tlog_key WHERE id = 1", []);
+    // None is stored once a key is recorded: instances given that key as a file sign already.
+    await this.writeStatement(
+      `INSERT INTO tlog_key (id, seed) SELECT 1, $1 WHERE NOT EXISTS (SELECT 1 FROM tlog_public_key)
+         ON CONFLICT DO NOTHING`,
+      [encodeHex(generateKeyPair().seed)],
+    );
+    const [row] = await this.rows<{ seed: string | null; public_key: string | null }>(
+      `SELECT (SELECT seed FROM tlog_key WHERE id = 1) AS seed,
+              (SELECT public_key FROM tlog_public_key WHERE id = 1) AS public_key`,
+      [],
+    );
+    if (row!.seed === null) throw noSeedForLogKey(row!.public_key!);
     return Buffer.from(row!.seed, "hex");
+  }
+
+  async recordLogKey(publicKey: Buffer): Promise<Buffer> {
+    // Two statements: the SELECT's snapshot sees the row of an instance that won the INSERT's race.
+    await this.writeStatement("INSERT INTO tlog_public_key (id, public_key) VALUES (1, $1) ON CONFLICT DO NOTHING", [
+      encodeHex(publicKey),
+    ]);
+    const [row] = await this.rows<{ public_key: string }>("SELECT public_key FROM tlog_public_key WHERE id = 1", []);
+    return Buffer.from(row!.public_key, "hex");
   }
 
   async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,8 +9,10 @@ import { testChain } from "../../../test/support/testChain.js";
 import { assertContractErrorAsync } from "../../contract/assertContractError.js";
 import type { Operation } from "../../contract/Commit.js";
 import { computeCommitHash } from "../../contract/commitHash.js";
+import { publicKeyFromSeed } from "../../contract/keys.js";
 import { type StoredCommit, toPulledCommit } from "../../contract/StoredCommit.js";
 import { frontierOf, treeRoot } from "../../tlog/proofs.js";
+import { loadLogKey } from "../loadLogKey.js";
 import Database from "./Database.js";
 import { migrate } from "./migrate.js";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.js";
@@ -20,8 +23,10 @@ const UNDO_TREE =
   "DROP INDEX commits_by_leaf; ALTER TABLE commits DROP COLUMN leaf_index; DROP TABLE tlog_nodes; DROP TABLE tlog_size; DROP TABLE tlog_key";
 /** Turns a current database back into one written before wire bytes and snapshots (schema 4). */
 const UNDO_WIRE = "ALTER TABLE commits DROP COLUMN wire; DROP TABLE state_snapshots";
+/** Turns a current database back into one that records no log key (schema 11). */
+const UNDO_LOG_KEY_RECORD = "DROP TABLE tlog_public_key";
 /** Turns a current database back into one whose SENDs carry no leaf (schema 10), ahead of every older undo. */
-const UNDO_SENDS_LEAF = "DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index";
+const UNDO_SENDS_LEAF = `${UNDO_LOG_KEY_RECORD}; DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index`;
 
 const dirs: string[] = [];
 after(() => {
@@ -209,6 +214,23 @@ describe("SqliteStore", () => {
       plan.some((p) => p.detail.includes("sends_by_recipient")),
       JSON.stringify(plan),
     );
+  });
+
+  it("migration 12 records the log key of the first hub to load one on the store, and no other after it", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    await withChain(store, "k", 2);
+    const seed = await store.logKeySeed();
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec(`${UNDO_LOG_KEY_RECORD}; DELETE FROM schema_version WHERE version >= 12`);
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    const own = await loadLogKey(reopened);
+    assert.deepEqual(own.publicKey, publicKeyFromSeed(seed));
+    assert.deepEqual(await reopened.recordLogKey(publicKeyFromSeed(randomBytes(32))), own.publicKey);
+    assert.equal(await reopened.treeSize(), 2);
+    await reopened.close();
   });
 
   it("reads no wire copy an older instance wrote: a pull joins the JSON columns", async () => {

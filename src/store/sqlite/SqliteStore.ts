@@ -1,10 +1,12 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ContractError } from "../../contract/ContractError.js";
+import { encodeHex } from "../../contract/hex.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
+import { noSeedForLogKey } from "../loadLogKey.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -369,7 +371,19 @@ export class SqliteStore implements Store {
   }
 
   async logKeySeed(): Promise<Buffer> {
-    return readOrCreateLogKeyFile(join(this.dataDir, "log-key.json"));
+    const path = join(this.dataDir, "log-key.json");
+    if (!existsSync(path)) {
+      // A key recorded without its file here was given with --log-key: a new file would be another key.
+      const recorded = this.sql("SELECT public_key FROM tlog_public_key WHERE id = 1").get() as
+        | { public_key: string }
+        | undefined;
+      if (recorded !== undefined) throw noSeedForLogKey(recorded.public_key);
+    }
+    return readOrCreateLogKeyFile(path);
+  }
+
+  async recordLogKey(publicKey: Buffer): Promise<Buffer> {
+    return Buffer.from(await this.writer.run("recordLogKey", encodeHex(publicKey)), "hex");
   }
 
   async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {

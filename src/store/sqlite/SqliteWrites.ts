@@ -205,6 +205,12 @@ export class SqliteWrites {
       ).run(c.size, c.root, c.checkpoint).changes === 1
     );
   }
+
+  /** Records the log's public key (hex) unless one is recorded; the recorded one. */
+  recordLogKey(publicKey: string): string {
+    this.sql("INSERT INTO tlog_public_key (id, public_key) VALUES (1, ?) ON CONFLICT DO NOTHING").run(publicKey);
+    return (this.sql("SELECT public_key FROM tlog_public_key WHERE id = 1").get() as { public_key: string }).public_key;
+  }
 }
 
 /** The name of a write: a method of SqliteWrites. */
