@@ -5,6 +5,7 @@ import { isLowerHex, typeName } from "./hex.js";
 import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { parseModelMemo } from "./modelParseMemo.js";
+import { wasmValueOutcome } from "./wasmValueMemo.js";
 import { assertStrongKey } from "./weakPublicKey.js";
 
 /** State path extensions of docs/api.md, in the order the reference lists them. */
@@ -28,15 +29,6 @@ export const RESERVED_PREFIXES = ["/model/", "/rules/", "/reposts/"] as const;
 // docs/language.md PATH characters, as non-empty segments, so every state path can be named in a predicate.
 const PATH_SYNTAX = /^(?:\/[A-Za-z0-9_.-]+)+$/;
 const RULE_PATH = /^\/rules\/[A-Za-z0-9_.-]+\.modality$/;
-// Padded base64 is this with a length that is a multiple of 4. (A regex of repeated 4-character
-// groups recursed once per group and overflowed the stack on values of a few MB.)
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const isBase64 = (v: unknown): v is string => typeof v === "string" && v.length % 4 === 0 && BASE64.test(v);
-
-// The project's lib (ES2023, no DOM) does not declare the WebAssembly global.
-const wasmValidate = (globalThis as unknown as { WebAssembly: { validate(bytes: Uint8Array): boolean } }).WebAssembly
-  .validate;
-
 function fail(path: string, message: string, reason: string, extra: Record<string, unknown> = {}): never {
   throw new ContractError("VALIDATION_FAILED", message, { reason, path, ...extra });
 }
@@ -117,14 +109,17 @@ export function checkValueForPath(path: string, value: unknown, limits: Limits =
         wrong("an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z");
       }
       return;
-    case ".wasm":
-      if (!isBase64(value)) wrong("base64 of a WebAssembly module");
-      if (!wasmValidate(Buffer.from(value as string, "base64"))) {
+    case ".wasm": {
+      // A big value the hub checked already (on its worker pool, see wasmValueMemo.ts) is a lookup here.
+      const outcome = wasmValueOutcome(value);
+      if (outcome === "not_base64") wrong("base64 of a WebAssembly module");
+      if (outcome === "invalid") {
         fail(path, `Cannot accept value for "${path}": the WebAssembly module does not validate`, "wasm_invalid", {
           extension: ext,
         });
       }
       return;
+    }
     case ".modality":
       if (typeof value !== "string") wrong("Modality source text");
       checkModalityText(path, value as string, "any", limits);

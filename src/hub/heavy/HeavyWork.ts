@@ -5,9 +5,11 @@ import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
 import { compileGoverningModelSliced } from "../../contract/compileGoverningModel.js";
 import { DEFAULT_LIMITS, type Limits } from "../../contract/limits.js";
 import { parseModelSliced } from "../../contract/modelParseMemo.js";
+import { type keyedWasmValueCheck, rememberWasmValue } from "../../contract/wasmValueMemo.js";
 import type { EngineSettings } from "../engineContext.js";
 import type { Caller } from "../HubApi.js";
 import { bigModelTexts } from "./bigModelTexts.js";
+import { bigWasmValues } from "./bigWasmValues.js";
 import type { CheckRulesPayload } from "./checkRulesTask.js";
 import { TimeSlice, yieldSometimes } from "./TimeSlice.js";
 import { WorkBudget } from "./WorkBudget.js";
@@ -133,9 +135,11 @@ export class HeavyWork {
    * Parses the big model texts of `commits` (as received) in slices charged to `caller`, so
    * that the synchronous syntax checks of their shape, and the compile, find them parsed
    * (modelParseMemo.ts) instead of spending hundreds of milliseconds in one go. A text over
-   * 64 KiB is admitted by the caller's budget first, as its compile would be.
+   * 64 KiB is admitted by the caller's budget first, as its compile would be. Big `.wasm`
+   * values are validated on the worker pool first, for the same reason.
    */
   async preparse(caller: Caller | null, commits: readonly unknown[], limits: Limits = DEFAULT_LIMITS): Promise<void> {
+    await this.#prevalidateWasm(caller, commits);
     const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
     if (texts.length === 0) return;
     if (texts.some((t) => t.length > BIG_MODEL)) this.admit(caller);
@@ -144,6 +148,32 @@ export class HeavyWork {
       for (const text of texts) await parseModelSliced(text, slice.tick);
     } finally {
       slice.done();
+    }
+  }
+
+  /**
+   * Checks the big `.wasm` values of `commits` (as received) on the worker pool, one after
+   * another, so that the synchronous check of the commit's shape finds each outcome
+   * remembered (wasmValueMemo.ts) instead of holding the event loop for `WebAssembly.validate`
+   * (most of a second for an 11 MB module). The worker also computes the value's digest, the
+   * memo's key, so the event loop hashes it only once, in the shape check. The caller's
+   * budget admits the work first and pays for the workers' time. A value whose check failed
+   * on the pool (a lost worker) is left to the shape check, which validates it inline: slow,
+   * but the same answer. Values are not deduplicated: a Set of big strings hashes them by
+   * length alone, and comparing many of one length costs more than checking them again.
+   */
+  async #prevalidateWasm(caller: Caller | null, commits: readonly unknown[]): Promise<void> {
+    const values = commits.flatMap((c) => bigWasmValues(c));
+    if (values.length === 0) return;
+    this.admit(caller);
+    for (const value of values) {
+      try {
+        const { ms, result } = await this.pool.run<ReturnType<typeof keyedWasmValueCheck>>("checkWasmValue", value);
+        this.charge(caller, ms);
+        rememberWasmValue(result);
+      } catch (err) {
+        this.charge(caller, workMsOf(err));
+      }
     }
   }
 

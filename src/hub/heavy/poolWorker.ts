@@ -5,6 +5,7 @@
  */
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
+import { keyedWasmValueCheck } from "../../contract/wasmValueMemo.js";
 import { checkRulesTask } from "./checkRulesTask.js";
 import { synthesisCheckTask, synthesisFixTask } from "./synthesisWork.js";
 import type { TaskReply } from "./WorkerPool.js";
@@ -13,6 +14,7 @@ const TASKS: Record<string, (payload: never) => unknown> = {
   checkRules: checkRulesTask,
   synthesisCheck: synthesisCheckTask,
   synthesisFix: synthesisFixTask,
+  checkWasmValue: keyedWasmValueCheck,
 };
 
 parentPort?.on("message", async (message: { id: number; task: string; payload: unknown }) => {
