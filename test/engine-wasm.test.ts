@@ -24,10 +24,12 @@ const MODEL = `model Custom {
   ready -> refused [+DENY +okarg("no")]
   ready -> spun [+SPIN +spin(1)]
   ready -> missing [+ABSENT +nomod(1)]
+  ready -> opened [+OPEN -okarg("ok")]
   used -> used [+USE +okarg("ok")]
   refused -> refused []
   spun -> spun []
   missing -> missing []
+  opened -> opened []
 }`;
 
 /** Scans its input for the bytes NEEDLE (so gas depends on where they are), then holds. */
@@ -118,24 +120,96 @@ describe("custom WASM predicates through the engine", () => {
     assert.match(failed.errors?.[0] ?? "", /^out_of_gas: /);
   });
 
-  it("a missing module or a hub without a runner makes the predicate false with the reason", async () => {
+  it("a missing module makes the predicate false with the reason, with or without a runner", async () => {
     const { d } = await installed(runner);
-    let details = await assertContractErrorAsync(
-      () => d.commit([op.action("ABSENT")], [], { wasm: runner }),
+    for (const wasm of [runner, null]) {
+      const details = await assertContractErrorAsync(
+        () => d.commit([op.action("ABSENT")], [], { wasm }),
+        "VALIDATION_FAILED",
+        "no_transition",
+      );
+      assert.deepEqual(failedProperty(details, "ready", "missing", "+nomod(1)").errors, [
+        "no predicate module at /_code/custom/nomod.wasm",
+      ]);
+    }
+  });
+
+  it("without a runner, a commit whose decision needs a custom predicate is UNAVAILABLE wasm_disabled, never a guess", async () => {
+    const { d } = await installed(null);
+    // With a runner the forbidden predicate holds, so the commit is refused.
+    const refused = await assertContractErrorAsync(
+      () => d.commit([op.action("OPEN")], [], { wasm: runner }),
       "VALIDATION_FAILED",
       "no_transition",
     );
-    assert.deepEqual(failedProperty(details, "ready", "missing", "+nomod(1)").errors, [
-      "no predicate module at /_code/custom/nomod.wasm",
-    ]);
-    details = await assertContractErrorAsync(
-      () => d.commit([op.action("USE")], [], { wasm: null }),
+    assert.equal(failedProperty(refused, "ready", "opened", '-okarg("ok")').kind, "forbidden");
+    // Without one it is neither false (the -guard would pass) nor true: the engine does not decide.
+    for (const extra of [{ wasm: null }, {}]) {
+      for (const [action, property] of [
+        ["OPEN", '-okarg("ok")'],
+        ["USE", '+okarg("ok")'],
+      ] as const) {
+        const details = await assertContractErrorAsync(
+          () => d.commit([op.action(action)], [], extra),
+          "UNAVAILABLE",
+          "wasm_disabled",
+        );
+        assert.equal(details.property, property);
+      }
+    }
+    assert.equal(d.state.currentStateName, "ready");
+    assert.equal(d.log.length, 2);
+  });
+
+  it("a commit decided without a custom predicate needs no runner", async () => {
+    const { d, owner } = await installed(null);
+    await d.commit([op.post("/_code/custom/other.wasm", b64(okarg)), op.action("INSTALL")], [owner], { wasm: null });
+    assert.equal(d.state.currentStateName, "ready");
+    assert.equal(d.log.length, 3);
+  });
+
+  it("explains a refusal without a runner: custom predicates are not_evaluated, not false", async () => {
+    const { d } = await installed(null);
+    const details = await assertContractErrorAsync(
+      () => d.commit([op.action("NOPE")], [], { wasm: null }),
       "VALIDATION_FAILED",
       "no_transition",
     );
-    assert.deepEqual(failedProperty(details, "ready", "used", '+okarg("ok")').errors, [
-      "custom predicates are not enabled here",
-    ]);
+    assert.equal(details.wasm_disabled, true);
+    assert.equal("explanation_cut_short" in details, false);
+    for (const [to, property] of [
+      ["used", '+okarg("ok")'],
+      ["refused", '+okarg("no")'],
+      ["spun", "+spin(1)"],
+      ["opened", '-okarg("ok")'],
+    ] as const) {
+      const failed = failedProperty(details, "ready", to, property);
+      assert.equal(failed.kind, "not_evaluated", property);
+      assert.equal("gas_used" in failed, false);
+    }
+    // A missing module needs no runner to be false.
+    assert.equal(failedProperty(details, "ready", "missing", "+nomod(1)").kind, "missing");
+    // With a runner the same refusal is explained in full, without the mark.
+    const full = await assertContractErrorAsync(
+      () => d.commit([op.action("NOPE")], [], { wasm: runner }),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    assert.equal("wasm_disabled" in full, false);
+    assert.equal(failedProperty(full, "ready", "refused", '+okarg("no")').kind, "missing");
+    assert.equal(failedProperty(full, "ready", "opened", '-okarg("ok")').kind, "forbidden");
+  });
+
+  it("replays a log whose commits needed a custom predicate only with a runner (UNAVAILABLE, not CORRUPTED)", async () => {
+    const { d } = await installed(runner);
+    await d.commit([op.action("USE")], [], { wasm: runner });
+    const details = await assertContractErrorAsync(
+      () => replayLog(d.contractId, d.log, { wasm: null }),
+      "UNAVAILABLE",
+      "wasm_disabled",
+    );
+    assert.equal(details.property, '+okarg("ok")');
+    assert.equal((await replayLog(d.contractId, d.log, { wasm: runner })).currentStateName, "used");
   });
 
   it("posting a module needs +modifies(/_code) on the transition taken", async () => {

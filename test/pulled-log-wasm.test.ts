@@ -1,9 +1,9 @@
 /**
  * A library user checks a pulled log whose commits need a custom WASM predicate
  * (docs/engine.md, "Replay and integrity"), with the runner `contract-hub/predicates`
- * exports: the example of the docs accepts the log with it, refuses it without one (the
- * predicate is false, VALIDATION_FAILED `no_transition` saying why), and a script that
- * closes the runner ends by itself. The hub is a real one over loopback HTTP, running its
+ * exports: the example of the docs accepts the log with it, does not decide it without one
+ * (UNAVAILABLE `wasm_disabled` naming the predicate: neither false nor true), and a script
+ * that closes the runner ends by itself. The hub is a real one over loopback HTTP, running its
  * own predicate pool.
  */
 import assert from "node:assert/strict";
@@ -17,7 +17,6 @@ import { type ClosableWasmRunner, createWasmRunner } from "../src/predicates/ind
 import { DEFAULT_GAS_LIMIT } from "../src/predicates/wasm/WasmPredicateRunner.js";
 import { createWasmRunner as hubRunner } from "../src/predicates/wasmRunner.js";
 import { checkPulledLog } from "./support/checkPulledLog.js";
-import { failedProperty } from "./support/engineAsserts.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 import { base64, predicateModules } from "./support/wasmModules.js";
 
@@ -65,15 +64,13 @@ describe("checking a pulled log with custom predicates, as docs/engine.md shows"
     }
   });
 
-  it("refuses it without a runner: the predicate is false, and the refusal says why", async () => {
+  it("does not decide it without a runner: UNAVAILABLE wasm_disabled naming the predicate", async () => {
     const details = await assertContractErrorAsync(
       () => checkPulledLog(client, ID, undefined),
-      "VALIDATION_FAILED",
-      "no_transition",
+      "UNAVAILABLE",
+      "wasm_disabled",
     );
-    assert.deepEqual(failedProperty(details, "ready", "used", '+okarg("ok")').errors, [
-      "custom predicates are not enabled here",
-    ]);
+    assert.equal(details.property, '+okarg("ok")');
   });
 
   it("runs with the command line's limits: a module that spins is out of gas at the default budget", async () => {

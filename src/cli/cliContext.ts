@@ -111,13 +111,15 @@ export function explainError(name: string, e: ContractError): string {
   const cause = (d.cause ?? {}) as Record<string, unknown>;
   const candidates = (d.candidates ?? cause.candidates) as Candidate[] | undefined;
   if (Array.isArray(candidates) && candidates.length > 0) {
+    const noRunner = (d.wasm_disabled ?? cause.wasm_disabled) === true;
     lines.push("  transitions tried:");
     for (const c of candidates) {
       lines.push(`    ${c.from} -> ${c.to} [${c.label}]`);
       for (const f of c.failed ?? []) {
         const why = f.errors && f.errors.length > 0 ? `: ${f.errors.join("; ")}` : "";
         const gas = f.gas_used === undefined ? "" : ` (gas ${f.gas_used})`;
-        lines.push(`      ${KIND_TEXT[f.kind] ?? f.kind} ${f.property}${why}${gas}`);
+        const kind = f.kind === "not_evaluated" && noRunner ? NOT_RUN_TEXT : (KIND_TEXT[f.kind] ?? f.kind);
+        lines.push(`      ${kind} ${f.property}${why}${gas}`);
       }
     }
   }
@@ -160,6 +162,8 @@ const KIND_TEXT: Record<string, string> = {
   needs_modifies: "needs a transition allowing",
   not_evaluated: "not evaluated (explanation cut short):",
 };
+/** `not_evaluated` of a refusal marked `wasm_disabled`: decided without a runner of custom predicates. */
+const NOT_RUN_TEXT = "not evaluated (custom predicates are not run here):";
 
 /** A progress bar on stderr; drawn only when stderr is a terminal (pipes and logs stay clean). */
 export interface Progress {

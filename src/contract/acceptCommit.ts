@@ -14,7 +14,14 @@ import type { AssetOperation, EngineContext } from "./EngineContext.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { replayStates } from "./replayStates.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
-import { type CommitFacts, commitFacts, cutShort, type StepResult, step, unfinishedError } from "./step.js";
+import {
+  type CommitFacts,
+  commitFacts,
+  incompleteExplanation,
+  type StepResult,
+  step,
+  unfinishedError,
+} from "./step.js";
 import { validateCommitShape } from "./validateCommitShape.js";
 import { verifyAttestations, verifySigners } from "./verifySigners.js";
 
@@ -87,7 +94,7 @@ export async function acceptCommit(
           reason: "no_transition",
           current_states: state.currentStateNames,
           candidates: result.candidates,
-          ...cutShort(result),
+          ...incompleteExplanation(result),
         },
       );
     }
@@ -114,7 +121,7 @@ export async function acceptCommit(
         hash: commit.hash,
         current_states: replay.states.map((s) => model!.lts.displayNames[s]),
         candidates: own.candidates,
-        ...cutShort(own),
+        ...incompleteExplanation(own),
       });
     }
     current = own.next;

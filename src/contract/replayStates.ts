@@ -3,7 +3,7 @@ import { ContractError, isContractError } from "./ContractError.js";
 import { dataWrites } from "./dataWrites.js";
 import type { WasmRunner } from "./EngineContext.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
-import { commitFacts, cutShort, step, unfinishedError } from "./step.js";
+import { commitFacts, incompleteExplanation, step, unfinishedError } from "./step.js";
 
 /** Where a replay of the log through a model ended. */
 export interface ReplayProgress {
@@ -74,7 +74,7 @@ export async function replayStates(
             hash: c.hash,
             current_states: states.map((s) => lts.displayNames[s]),
             candidates: result.candidates,
-            ...cutShort(result),
+            ...incompleteExplanation(result),
           },
         );
       }

@@ -110,7 +110,10 @@ export function commitFacts(
 /** One property of a candidate transition that stopped it. */
 export interface FailedProperty {
   property: string;
-  /** `not_evaluated`: a custom predicate the explanation did not run (see EXPLANATION_EVALUATIONS). */
+  /**
+   * `not_evaluated`: a custom predicate the explanation did not run (past EXPLANATION_EVALUATIONS,
+   * or for want of a runner: wasmDisabledError).
+   */
   kind: "missing" | "forbidden" | "needs_label" | "needs_modifies" | "not_evaluated";
   errors?: string[];
   /** Metered gas of a custom WASM predicate (built-ins report none here). */
@@ -132,6 +135,8 @@ export interface StepResult {
   candidates: Candidate[];
   /** When rejected: the explanation reached EXPLANATION_EVALUATIONS and left custom predicates unevaluated. */
   cutShort?: true;
+  /** When rejected: there is no runner, and the explanation left deployed custom predicates unevaluated. */
+  noRunner?: true;
   /** When rejected: a custom predicate the decision ran did not finish (a replay must not call this damage). */
   unfinished?: Unfinished;
 }
@@ -170,15 +175,24 @@ export const TRANSITIONS_PER_TICK = 64;
  */
 export const DECISION_EVALUATIONS = 32;
 
-/** The refusal detail of a step whose explanation was cut short: `{explanation_cut_short: true}`, else nothing. */
-export function cutShort(result: StepResult): { explanation_cut_short?: true } {
-  return result.cutShort ? { explanation_cut_short: true } : {};
+/**
+ * The refusal details of a step's incomplete explanation: `explanation_cut_short: true` past
+ * EXPLANATION_EVALUATIONS, `wasm_disabled: true` when custom predicates were not run for want
+ * of a runner; nothing for a full explanation.
+ */
+export function incompleteExplanation(result: StepResult): { explanation_cut_short?: true; wasm_disabled?: true } {
+  return {
+    ...(result.cutShort ? { explanation_cut_short: true as const } : {}),
+    ...(result.noRunner ? { wasm_disabled: true as const } : {}),
+  };
 }
 
 /** What is left of a refusal's explanation allowance (EXPLANATION_EVALUATIONS), shared by its candidates. */
 interface Explaining {
   left: number;
   cutShort: boolean;
+  /** Custom predicates were left unevaluated for want of a runner (see wasmDisabledError). */
+  noRunner: boolean;
 }
 
 /** The text of a label list, as in a model: `+DEPOSIT +signed_by(/users/buyer.id)`. */
@@ -188,11 +202,33 @@ export function labelText(label: readonly Property[]): string {
 
 const CUSTOM_CODE_PREFIX = "/_code/custom/";
 
+/**
+ * The refusal to decide without a runner: a commit whose decision needs a custom predicate
+ * (one whose module is deployed) on a context without `wasm` (a library caller without
+ * `createWasmRunner`, a hub started with `--no-wasm`). Taking the predicate as false would let
+ * a `-name(…)` guard pass, and a checker without a runner would accept a log the hub refuses;
+ * as true, the reverse. So it is 503 UNAVAILABLE `wasm_disabled`, naming the predicate.
+ */
+export function wasmDisabledError(p: Property): ContractError {
+  const property = printProperty(p);
+  return new ContractError(
+    "UNAVAILABLE",
+    `Cannot decide the commit: it needs custom predicate ${property}, and custom WASM predicates are not run here (no runner)`,
+    { reason: "wasm_disabled", property },
+  );
+}
+
+/** The base64 module of custom predicate `p` in the contract's state, if one is deployed. */
+function moduleOf(p: Property, facts: CommitFacts): string | undefined {
+  const encoded = facts.input.data.get(`${CUSTOM_CODE_PREFIX}${p.name}.wasm`);
+  return typeof encoded === "string" ? encoded : undefined;
+}
+
 async function evaluateCustom(p: Property, facts: CommitFacts): Promise<PredicateResult> {
-  const path = `${CUSTOM_CODE_PREFIX}${p.name}.wasm`;
-  const encoded = facts.input.data.get(path);
-  if (typeof encoded !== "string") return { valid: false, gas_used: 0, errors: [`no predicate module at ${path}`] };
-  if (facts.wasm === null) return { valid: false, gas_used: 0, errors: ["custom predicates are not enabled here"] };
+  const encoded = moduleOf(p, facts);
+  if (encoded === undefined)
+    return { valid: false, gas_used: 0, errors: [`no predicate module at ${CUSTOM_CODE_PREFIX}${p.name}.wasm`] };
+  if (facts.wasm === null) throw wasmDisabledError(p);
   return facts.wasm(Buffer.from(encoded, "base64"), {
     args: p.args ?? [],
     contract_id: facts.contractId,
@@ -319,6 +355,12 @@ async function judge(
   for (const p of t.label) {
     const custom = isPredicate(p) && !isBuiltinPredicate(p.name);
     if (custom && !facts.cache.has(keyOf(p))) {
+      // Without a runner a deployed module's answer is unknown: named, neither false nor true.
+      if (facts.wasm === null && moduleOf(p, facts) !== undefined) {
+        explaining.noRunner = true;
+        failed.push({ property: printProperty(p), kind: "not_evaluated" });
+        continue;
+      }
       if (explaining.left <= 0) {
         explaining.cutShort = true;
         failed.push({ property: printProperty(p), kind: "not_evaluated" });
@@ -417,7 +459,9 @@ function coversNeeds(t: LtsTransition, needs: { labels: string[]; paths: string[
  * Steps the state set `current` with a commit: the new states are the targets of every
  * enabled transition leaving a current state (models may be nondeterministic). When none is
  * enabled, `candidates` explains every transition that was tried, running at most
- * EXPLANATION_EVALUATIONS more custom predicates (`cutShort` past it); accepted steps skip that work.
+ * EXPLANATION_EVALUATIONS more custom predicates (`cutShort` past it) and none without a runner
+ * (`noRunner`); accepted steps skip that work. A decision that needs a custom predicate and
+ * has no runner throws UNAVAILABLE `wasm_disabled` (wasmDisabledError).
  * A step that would be accepted although a custom predicate did not finish throws
  * UNAVAILABLE (see UNFINISHED_CAUSES); a refusal says so in `unfinished`.
  */
@@ -439,7 +483,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
     return { next: [...next].sort((a, b) => a - b), candidates: [] };
   }
   const candidates: Candidate[] = [];
-  const explaining: Explaining = { left: EXPLANATION_EVALUATIONS, cutShort: false };
+  const explaining: Explaining = { left: EXPLANATION_EVALUATIONS, cutShort: false, noRunner: false };
   for (const s of current) {
     for (let i = lts.succStart[s]!; i < lts.succStart[s + 1]!; i++) {
       if (++judged % TRANSITIONS_PER_TICK === 0) await facts.tick?.();
@@ -457,6 +501,7 @@ export async function step(lts: Lts, current: readonly number[], facts: CommitFa
     next: [],
     candidates,
     ...(explaining.cutShort ? { cutShort: true as const } : {}),
+    ...(explaining.noRunner ? { noRunner: true as const } : {}),
     ...(unfinished !== undefined ? { unfinished } : {}),
   };
 }

@@ -64,6 +64,13 @@ const KIND_TEXT: Readonly<Record<string, string>> = {
   not_evaluated: "not evaluated: the hub cut the explanation short",
 };
 
+/** What stopped a property, in words; `not_evaluated` says why (`wasm_disabled`: the hub runs no custom predicates). */
+function kindText(kind: string, d: Details): string {
+  if (kind === "not_evaluated" && d.wasm_disabled === true)
+    return "not evaluated: the hub does not run custom predicates";
+  return KIND_TEXT[kind] ?? kind;
+}
+
 /** The diagram marks an explanation implies: counterexample states and edges, and the transitions tried. */
 export function explanationMarks(
   view: ModelView,
@@ -126,7 +133,7 @@ export function renderExplanation(ex: Explanation): HTMLElement {
                       "li",
                       { class: "failed" },
                       h("code", {}, f.property),
-                      `: ${KIND_TEXT[f.kind] ?? f.kind}`,
+                      `: ${kindText(f.kind, d)}`,
                       f.errors?.length ? ` (${f.errors.join("; ")})` : "",
                       gasNote(f),
                     ),
