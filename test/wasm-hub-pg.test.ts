@@ -1,7 +1,8 @@
 /**
  * Custom WASM predicates through real `contract-hub start` processes on PostgreSQL: on by
  * default with the default gas limit (a loop runs out of gas), `--no-wasm` refusing to
- * decide with 503 wasm_disabled, a restart replaying every custom predicate to the same
+ * decide with 503 wasm_disabled a commit that needs a custom predicate (and explaining one
+ * refused without any, naming those it did not run), a restart replaying every custom predicate to the same
  * state, and `contract-hub verify` of the store agreeing.
  */
 import assert from "node:assert/strict";
@@ -112,6 +113,14 @@ describe("custom predicates in a served hub (PostgreSQL)", () => {
     const err = await refusal(submit(c, ids.unused!, { action: "USE" }));
     assert.equal(err.code, "UNAVAILABLE");
     assert.equal(err.details?.reason, "wasm_disabled");
+    assert.equal(err.details?.property, '+okarg("ok")');
+    // A commit refused before any custom predicate is decided as usual, its explanation
+    // naming the custom predicates it did not run.
+    const nope = await refusal(submit(c, ids.unused!, { action: "NOPE" }));
+    assert.equal(nope.code, "VALIDATION_FAILED");
+    assert.equal(nope.details?.reason, "no_transition");
+    assert.equal(nope.details?.wasm_disabled, true);
+    assert.equal((customFailure(nope, '+okarg("ok")') as { kind?: string }).kind, "not_evaluated");
     // A log whose replay needs a custom predicate cannot be loaded either (never CORRUPTED).
     const load = await refusal(c.getState(ids.genesis!));
     assert.equal(load.code, "UNAVAILABLE");

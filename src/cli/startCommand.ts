@@ -10,7 +10,7 @@ import { isContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { startServers } from "../http/startServers.js";
 import { Hub } from "../hub/Hub.js";
-import { createWasmRunner, disabledWasmRunner } from "../predicates/wasmRunner.js";
+import { createWasmRunner } from "../predicates/wasmRunner.js";
 import { loadLogKey } from "../store/loadLogKey.js";
 import { openStore, relayStoreEvents } from "../store/openStore.js";
 import type { Store } from "../store/Store.js";
@@ -70,10 +70,9 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     await store.close();
     return EXIT_FAILED;
   }
-  // Custom predicates run in a pool of worker threads; --no-wasm makes them 503 wasm_disabled.
-  const wasm = config.wasm
-    ? createWasmRunner({ workers: config.wasmWorkers, gasLimit: config.wasmGasLimit })
-    : disabledWasmRunner();
+  // Custom predicates run in a pool of worker threads. --no-wasm gives the engine no runner, and
+  // the engine refuses to decide a commit that needs one: 503 wasm_disabled (step.ts).
+  const wasm = config.wasm ? createWasmRunner({ workers: config.wasmWorkers, gasLimit: config.wasmGasLimit }) : null;
   const hub = new Hub({
     store,
     wasm,
@@ -150,7 +149,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
   await stopRelay();
   await hub.close();
   await store.close();
-  await wasm.close();
+  await wasm?.close();
   logger.info("stopped");
   logger.flush();
   return EXIT_OK;

@@ -11,7 +11,6 @@
  * deterministic but not exactly JCS.) predicateInputBytes.ts serialises it, the state once per
  * commit and in slices.
  */
-import { ContractError } from "../contract/ContractError.js";
 import type { PredicateResult, WasmRunner } from "../contract/EngineContext.js";
 import { predicateInputBytes, sortKeysDeep } from "./predicateInputBytes.js";
 import { type WasmPredicateInput, type WasmPredicateOptions, WasmPredicateRunner } from "./wasm/WasmPredicateRunner.js";
@@ -60,21 +59,4 @@ let local: ClosableWasmRunner | undefined;
 export function localWasmRunner(): ClosableWasmRunner {
   local ??= createWasmRunner();
   return local;
-}
-
-/**
- * The hook of a hub that does not run custom predicates (`start --no-wasm`). It cannot
- * tell whether a custom predicate holds, so it refuses to decide: a commit that needs one
- * (to be accepted, or to be told why not) is 503 UNAVAILABLE with reason `wasm_disabled`,
- * never accepted or rejected on a guess (a `-name(…)` guard would otherwise pass).
- */
-export function disabledWasmRunner(): ClosableWasmRunner {
-  const refuse = async (): Promise<PredicateResult> => {
-    throw new ContractError(
-      "UNAVAILABLE",
-      "Custom WASM predicates are turned off on this hub (it was started with --no-wasm)",
-      { reason: "wasm_disabled" },
-    );
-  };
-  return Object.assign(refuse, { close: async () => {} });
 }
