@@ -1,7 +1,8 @@
 /**
  * checkAssetInvariants (PROTOCOL.md §12 verify): clean on a hub's store, including private
  * contracts reached only through SENDs and RECVs; and each kind of damage to the asset
- * tables (a balance, a receipt, an asset row, a SEND row) is reported for its contract.
+ * tables (a balance, a receipt, an asset row, a SEND row, a SEND's leaf or received marker)
+ * is reported for its contract.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -69,6 +70,25 @@ describe("checkAssetInvariants", () => {
       [(w: { pending: string }) => w.pending],
       "priv",
     ],
+    // How a SEND is filed for its recipient's incoming list (schema versions 11 and 13).
+    [
+      "a SEND's leaf",
+      "UPDATE sends SET leaf_index = leaf_index + 1000 WHERE commit_hash = ?",
+      [(w: { pending: string }) => w.pending],
+      "priv",
+    ],
+    [
+      "a SEND's received marker, set without a receipt",
+      "UPDATE sends SET received = 1 WHERE commit_hash = ?",
+      [(w: { pending: string }) => w.pending],
+      "priv",
+    ],
+    [
+      "a SEND's received marker, cleared beside its receipt",
+      "UPDATE sends SET received = 0 WHERE from_contract = 'pub'",
+      [],
+      "pub",
+    ],
   ];
   for (const [what, sql, params, contract] of cases) {
     it(`reports damage to ${what}`, async () => {
@@ -83,6 +103,32 @@ describe("checkAssetInvariants", () => {
 });
 
 describe("verify's asset check", () => {
+  it("reports a SEND filed under another leaf than its commit's, or marked against its receipt, as damage of its sender", async () => {
+    for (const sql of [
+      "UPDATE sends SET leaf_index = (SELECT MIN(leaf_index) FROM sends) WHERE commit_hash = ?",
+      "UPDATE sends SET received = 1 WHERE commit_hash = ?",
+    ]) {
+      const dir = tempDir();
+      const { pending } = await world(dir);
+      const db = new Database(join(dir, "hub.sqlite"));
+      db.prepare(sql).run(pending);
+      db.close();
+      const hub = await openHub(dir);
+      const ids = ["pub", "priv", "vault"];
+      const reports = await verifyStore(hub.store, ids, { checks: [assetStoreCheck(ids)] });
+      await hub.close();
+      assert.deepEqual(
+        reports.map((r) => [r.contract_id, r.ok, r.damage?.hash]),
+        [
+          ["pub", true, undefined],
+          ["priv", false, pending],
+          ["vault", true, undefined],
+        ],
+        sql,
+      );
+    }
+  });
+
   it("marks the contract whose asset tables are damaged, and only it", async () => {
     const dir = tempDir();
     await world(dir);

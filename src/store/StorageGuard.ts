@@ -65,6 +65,7 @@ const GUARDED = new Set([
   "getAccessKey",
   "listAccessKeys",
   "getSend",
+  "getSendFiling",
   // The transparency log's reads (docs/transparency.md).
   "treeSize",
   "readTreeNodes",

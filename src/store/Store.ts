@@ -144,6 +144,12 @@ export interface SendRecord {
   receivedBy: string | null;
 }
 
+/** Store.getSendFiling: the stored `sends.leaf_index` and `sends.received` of a SEND. */
+export interface SendFiling {
+  leafIndex: number | null;
+  received: boolean;
+}
+
 /** A SEND as its recipient lists it: the record plus where and when the hub accepted the SEND commit. */
 export interface IncomingSendRecord extends SendRecord {
   /** The SEND commit's receipt time, integer seconds. */
@@ -265,6 +271,12 @@ export interface Store {
   getBalancesNamed(holder: string, assetId: string, issuer?: string): Promise<BalanceRecord[]>;
   /** A SEND by commit hash, or null. */
   getSend(commitHash: string): Promise<SendRecord | null>;
+  /**
+   * How a SEND is filed for its recipient's incoming list (docs/storage.md): the leaf it is
+   * ordered by and whether it is marked received (schema version 13), as stored; null when no
+   * SEND has that hash. `verify` checks both against the log and the receipts.
+   */
+  getSendFiling(commitHash: string): Promise<SendFiling | null>;
   /**
    * The SENDs addressed to `contractId` (only those not yet received when `pending`), in the
    * order the hub accepted them (oldest first, by leaf), a page at a time, with how many match.

@@ -283,10 +283,28 @@ const TLOG_PUBLIC_KEY: readonly string[] = [
 ];
 
 /**
+ * Which SENDs are received, beside them (version 13; docs/storage.md "Pending SENDs"):
+ * `sends.received` (0 or 1, added by the dialect's ADD COLUMN with default 0) and the partial
+ * index of the SENDs not received, by recipient and leaf. A pending page and its count read
+ * only that index's rows; before, they looked up the receipt of every SEND ever addressed to
+ * the contract, which anyone can make grow by sending 1-unit SENDs that get received. The
+ * index comes before the backfill, as in version 11 (PostgreSQL's `indcheckxmin`); the
+ * dialect's trigger that marks a SEND when its receipt is inserted comes before it too, so
+ * nothing inserted while the migration runs is missed.
+ */
+const SENDS_PENDING: readonly string[] = [
+  "CREATE INDEX IF NOT EXISTS sends_pending_by_recipient_leaf ON sends (to_contract, leaf_index) WHERE received = 0",
+];
+
+/** Marks the SENDs whose receipt is stored (version 13's backfill; `verify` checks the same). */
+export const SENDS_RECEIVED_BACKFILL =
+  "UPDATE sends SET received = 1 WHERE received = 0 AND commit_hash IN (SELECT send_commit_hash FROM receipts)";
+
+/**
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns and the sends' leaf_index (SQLite has no `ADD COLUMN
- * IF NOT EXISTS`) and drop the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a
- * table constraint).
+ * IF NOT EXISTS`), drop the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a
+ * table constraint), and add `sends.received` and the trigger that sets it (version 13).
  */
 export function schemaMigrations(
   partyPathsBackfill: string,
@@ -294,6 +312,8 @@ export function schemaMigrations(
   addWire: string,
   dropHashPair: readonly string[],
   addSendLeaf: string,
+  addReceived: string,
+  markReceived: readonly string[],
 ): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
@@ -308,5 +328,6 @@ export function schemaMigrations(
     { version: 10, statements: [...WIRE_ONCE] },
     { version: 11, statements: [addSendLeaf, ...SENDS_IN_LEAF_ORDER] },
     { version: 12, statements: [...TLOG_PUBLIC_KEY] },
+    { version: 13, statements: [addReceived, ...SENDS_PENDING, ...markReceived, SENDS_RECEIVED_BACKFILL] },
   ];
 }

@@ -36,11 +36,12 @@ export const HUB_TABLES = [
 ] as const;
 
 /**
- * Columns a later version added and backfilled (version 11: each SEND's leaf), left out of the
- * dumps, so a dump of a migrated database compares with what version 6 stored; the later
- * version's own tests check them (test/migration-v11.test.ts).
+ * Columns a later version added and backfilled (version 11: each SEND's leaf; version 13: its
+ * received marker), left out of the dumps, so a dump of a migrated database compares with what
+ * version 6 stored; the later versions' own tests check them (test/migration-v11.test.ts,
+ * test/migration-v13.test.ts).
  */
-const LATER_COLUMNS: Readonly<Record<string, readonly string[]>> = { sends: ["leaf_index"] };
+const LATER_COLUMNS: Readonly<Record<string, readonly string[]>> = { sends: ["leaf_index", "received"] };
 const dumped = (table: string, columns: readonly string[]) =>
   columns.filter((c) => !(LATER_COLUMNS[table] ?? []).includes(c)).join(", ");
 

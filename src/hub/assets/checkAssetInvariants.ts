@@ -2,7 +2,8 @@
  * The asset part of `verify` (docs/assets.md, docs/storage.md): recomputes assets, balances and SENDs
  * from the logs, compares them with the store's tables, and checks the invariant "for every
  * asset, balances plus sent-not-received amounts equal the quantity, and no balance is
- * negative" on both the recomputed and the stored figures.
+ * negative" on both the recomputed and the stored figures, and how each SEND is filed for its
+ * recipient's incoming list (its leaf, its received marker) against its commit and receipt.
  */
 import type { Store } from "../../store/Store.js";
 import { assetName } from "./assetRules.js";
@@ -28,10 +29,12 @@ export interface AssetInvariantReport {
  */
 export async function checkAssetInvariants(store: Store, ids?: readonly string[]): Promise<AssetInvariantReport> {
   const unreadable: AssetIssue[] = [];
-  const logs = await loadLogs(store, ids ?? (await publicIds(store)), unreadable);
+  const sendLeaves = new Map<string, number | null>();
+  const logs = await loadLogs(store, ids ?? (await publicIds(store)), unreadable, sendLeaves);
   const replay = replayAssets(logs);
   const issues = [...unreadable, ...replay.issues];
   await compareWithStore(store, [...logs.keys()], replay, issues);
+  await compareFilings(store, replay, sendLeaves, issues);
   checkSums(replay, issues);
   return {
     ok: issues.length === 0,
@@ -52,11 +55,12 @@ async function publicIds(store: Store): Promise<string[]> {
   }
 }
 
-/** The asset commits of each contract reachable from `seeds`, in log order. */
+/** The asset commits of each contract reachable from `seeds`, in log order; each SEND commit's leaf into `sendLeaves`. */
 async function loadLogs(
   store: Store,
   seeds: readonly string[],
   unreadable: AssetIssue[],
+  sendLeaves: Map<string, number | null>,
 ): Promise<Map<string, AssetCommit[]>> {
   const logs = new Map<string, AssetCommit[]>();
   const queue = [...new Set(seeds)];
@@ -77,6 +81,7 @@ async function loadLogs(
         const ops = assetOps(c.data);
         if (ops === null) continue;
         commits.push({ index: c.index, hash: c.hash, ops });
+        if (ops.some((op) => op.method === "send")) sendLeaves.set(c.hash, c.leafIndex ?? null);
         for (const op of ops) {
           if (op.method === "send") reach((op.value as { to_contract: string }).to_contract);
           if (op.method === "recv") {
@@ -138,6 +143,38 @@ async function compareWithStore(store: Store, ids: string[], replay: ReplayedAss
         contract_id: send.from,
         hash: send.commitHash,
         message: `SEND ${send.commitHash}: stored ${describe(got)}, log says ${describe(send)}`,
+      });
+  }
+}
+
+/**
+ * How each SEND is filed for its recipient's incoming list (docs/storage.md) must agree with
+ * what it is derived from: its leaf with its commit's leaf (a wrong one lists it out of order),
+ * its received marker with its receipt (a wrong one lists a received SEND as pending, or hides
+ * a pending one).
+ */
+async function compareFilings(
+  store: Store,
+  replay: ReplayedAssets,
+  sendLeaves: ReadonlyMap<string, number | null>,
+  issues: AssetIssue[],
+): Promise<void> {
+  for (const send of replay.sends.values()) {
+    const filed = await store.getSendFiling(send.commitHash);
+    // A SEND row that is missing is already an issue of compareWithStore.
+    if (filed === null) continue;
+    const at = { contract_id: send.from, hash: send.commitHash };
+    const leaf = sendLeaves.get(send.commitHash) ?? null;
+    if (filed.leafIndex !== leaf)
+      issues.push({
+        ...at,
+        message: `SEND ${send.commitHash}: stored at leaf ${filed.leafIndex}, its commit is leaf ${leaf}`,
+      });
+    const receipt = (await store.getSend(send.commitHash))?.receivedBy ?? null;
+    if (filed.received !== (receipt !== null))
+      issues.push({
+        ...at,
+        message: `SEND ${send.commitHash}: marked ${filed.received ? "received" : "not received"}, ${receipt === null ? "no receipt is stored" : `its receipt (${receipt}) is stored`}`,
       });
   }
 }

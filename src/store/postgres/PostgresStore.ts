@@ -20,6 +20,7 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
+  SendFiling,
   SendRecord,
   StateSnapshot,
   Store,
@@ -57,23 +58,27 @@ export const PG_BY_HASH = {
   stored: "SELECT hash FROM commits WHERE contract_id = $1 AND hash = ANY($2::text[])",
   leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = $1",
   /**
-   * A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived
-   * only), read in order from `sends_by_recipient_leaf` (../sqlite/SqliteStore.ts BY_HASH).
+   * A contract's incoming SENDs with their commits' receipt time and leaf, read in order from
+   * `sends_by_recipient_leaf`, or (`pending`: unreceived only) from the partial index of the
+   * SENDs not received, `sends_pending_by_recipient_leaf` (../sqlite/SqliteStore.ts BY_HASH).
    */
   incoming: (pending: boolean) =>
-    `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
-            s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
-            c.timestamp, s.leaf_index AS "leafIndex"
-       FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
-       LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-      WHERE s.to_contract = $1${pending ? " AND r.send_commit_hash IS NULL" : ""}
-      ORDER BY s.leaf_index LIMIT $2 OFFSET $3`,
-  /** How many SENDs `incoming` lists over every page; all of them are counted from the index alone. */
-  incomingTotal: (pending: boolean) =>
     pending
-      ? `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-          WHERE s.to_contract = $1 AND r.send_commit_hash IS NULL`
-      : "SELECT COUNT(*) AS n FROM sends WHERE to_contract = $1",
+      ? `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+                s.asset_id AS "assetId", s.amount, NULL AS "receivedBy", c.timestamp, s.leaf_index AS "leafIndex"
+           FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+          WHERE s.to_contract = $1 AND s.received = 0
+          ORDER BY s.leaf_index LIMIT $2 OFFSET $3`
+      : `SELECT s.commit_hash AS "commitHash", s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+                s.asset_id AS "assetId", s.amount, r.recv_commit_hash AS "receivedBy",
+                c.timestamp, s.leaf_index AS "leafIndex"
+           FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+           LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+          WHERE s.to_contract = $1
+          ORDER BY s.leaf_index LIMIT $2 OFFSET $3`,
+  /** How many SENDs `incoming` lists over every page, counted from its index alone. */
+  incomingTotal: (pending: boolean) =>
+    `SELECT COUNT(*) AS n FROM sends WHERE to_contract = $1${pending ? " AND received = 0" : ""}`,
 };
 
 /**
@@ -508,6 +513,14 @@ export class PostgresStore implements Store {
       [commitHash],
     );
     return row ?? null;
+  }
+
+  async getSendFiling(commitHash: string): Promise<SendFiling | null> {
+    const [row] = await this.rows<{ leafIndex: number | null; received: number }>(
+      `SELECT leaf_index AS "leafIndex", received FROM sends WHERE commit_hash = $1`,
+      [commitHash],
+    );
+    return row === undefined ? null : { leafIndex: row.leafIndex, received: row.received !== 0 };
   }
 
   async listIncomingSends(

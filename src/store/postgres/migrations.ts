@@ -23,6 +23,25 @@ BEGIN
 END $$`;
 
 /**
+ * Version 13 (../schema.ts; ../sqlite/migrations.ts says why a trigger): the receipt's INSERT
+ * marks its SEND received in the same transaction, also when an instance of older code, still
+ * running during a rolling upgrade, inserts it. The function resolves `sends` through the
+ * search_path it was created under (the store's schema), not the caller's.
+ * `CREATE TRIGGER` takes a lock that waits for every transaction that inserted a receipt
+ * before it, so the backfill after it sees their receipts and no later one is missed.
+ */
+const MARK_RECEIVED: readonly string[] = [
+  `CREATE OR REPLACE FUNCTION mark_send_received() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+   BEGIN
+     UPDATE sends SET received = 1 WHERE commit_hash = NEW.send_commit_hash;
+     RETURN NULL;
+   END $$`,
+  "DROP TRIGGER IF EXISTS receipts_mark_received ON receipts",
+  `CREATE TRIGGER receipts_mark_received AFTER INSERT ON receipts
+     FOR EACH ROW EXECUTE FUNCTION mark_send_received()`,
+];
+
+/**
  * PostgreSQL's JSON functions backfill the party index (../schema.ts): one row per path, the
  * last write in log order winning (`ON CONFLICT` may not touch a row twice in one statement).
  */
@@ -39,6 +58,8 @@ export const PG_MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE commits ADD COLUMN IF NOT EXISTS wire TEXT",
   [DROP_HASH_PAIR],
   "ALTER TABLE sends ADD COLUMN IF NOT EXISTS leaf_index BIGINT",
+  "ALTER TABLE sends ADD COLUMN IF NOT EXISTS received SMALLINT NOT NULL DEFAULT 0",
+  MARK_RECEIVED,
 );
 
 /** The newest schema version this code knows. */

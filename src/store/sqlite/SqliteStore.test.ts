@@ -23,10 +23,13 @@ const UNDO_TREE =
   "DROP INDEX commits_by_leaf; ALTER TABLE commits DROP COLUMN leaf_index; DROP TABLE tlog_nodes; DROP TABLE tlog_size; DROP TABLE tlog_key";
 /** Turns a current database back into one written before wire bytes and snapshots (schema 4). */
 const UNDO_WIRE = "ALTER TABLE commits DROP COLUMN wire; DROP TABLE state_snapshots";
+/** Turns a current database back into one whose SENDs carry no received marker (schema 12). */
+const UNDO_SENDS_RECEIVED =
+  "DROP TRIGGER receipts_mark_received; DROP INDEX sends_pending_by_recipient_leaf; ALTER TABLE sends DROP COLUMN received";
 /** Turns a current database back into one that records no log key (schema 11). */
 const UNDO_LOG_KEY_RECORD = "DROP TABLE tlog_public_key";
 /** Turns a current database back into one whose SENDs carry no leaf (schema 10), ahead of every older undo. */
-const UNDO_SENDS_LEAF = `${UNDO_LOG_KEY_RECORD}; DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index`;
+const UNDO_SENDS_LEAF = `${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index`;
 
 const dirs: string[] = [];
 after(() => {
@@ -223,7 +226,7 @@ describe("SqliteStore", () => {
     const seed = await store.logKeySeed();
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`${UNDO_LOG_KEY_RECORD}; DELETE FROM schema_version WHERE version >= 12`);
+    db.exec(`${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DELETE FROM schema_version WHERE version >= 12`);
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const own = await loadLogKey(reopened);

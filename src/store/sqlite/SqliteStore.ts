@@ -21,6 +21,7 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
+  SendFiling,
   SendRecord,
   StateSnapshot,
   Store,
@@ -60,24 +61,29 @@ export const BY_HASH = {
   stored: "SELECT hash FROM commits WHERE +contract_id = ? AND hash IN (SELECT value FROM json_each(?))",
   leaf: "SELECT contract_id, idx, leaf_index FROM commits WHERE hash = ?",
   /**
-   * A contract's incoming SENDs with their commits' receipt time and leaf (`pending`: unreceived
-   * only), read in order from `sends_by_recipient_leaf`: a page reads its rows (and the ones
-   * its offset skips), not every SEND addressed to the contract. A SEND's commit has one leaf.
+   * A contract's incoming SENDs with their commits' receipt time and leaf, read in order from
+   * an index: a page reads its rows (and the ones its offset skips), not every SEND addressed
+   * to the contract. `pending` (unreceived only) reads `sends_pending_by_recipient_leaf`, which
+   * holds only the SENDs not received (schema version 13), so received ones are not stepped
+   * over; they have no receipt to join. A SEND's commit has one leaf.
    */
   incoming: (pending: boolean) =>
-    `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
-            s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
-            c.timestamp, s.leaf_index AS leafIndex
-       FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
-       LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-      WHERE s.to_contract = @contractId${pending ? " AND r.send_commit_hash IS NULL" : ""}
-      ORDER BY s.leaf_index LIMIT @limit OFFSET @offset`,
-  /** How many SENDs `incoming` lists over every page; all of them are counted from the index alone. */
-  incomingTotal: (pending: boolean) =>
     pending
-      ? `SELECT COUNT(*) AS n FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
-          WHERE s.to_contract = @contractId AND r.send_commit_hash IS NULL`
-      : "SELECT COUNT(*) AS n FROM sends WHERE to_contract = @contractId",
+      ? `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+                s.asset_id AS assetId, s.amount, NULL AS receivedBy, c.timestamp, s.leaf_index AS leafIndex
+           FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+          WHERE s.to_contract = @contractId AND s.received = 0
+          ORDER BY s.leaf_index LIMIT @limit OFFSET @offset`
+      : `SELECT s.commit_hash AS commitHash, s.from_contract AS "from", s.to_contract AS "to", s.issuer,
+                s.asset_id AS assetId, s.amount, r.recv_commit_hash AS receivedBy,
+                c.timestamp, s.leaf_index AS leafIndex
+           FROM sends s JOIN commits c ON c.contract_id = s.from_contract AND c.hash = s.commit_hash
+           LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash
+          WHERE s.to_contract = @contractId
+          ORDER BY s.leaf_index LIMIT @limit OFFSET @offset`,
+  /** How many SENDs `incoming` lists over every page, counted from its index alone. */
+  incomingTotal: (pending: boolean) =>
+    `SELECT COUNT(*) AS n FROM sends WHERE to_contract = @contractId${pending ? " AND received = 0" : ""}`,
 };
 
 /**
@@ -343,6 +349,13 @@ export class SqliteStore implements Store {
          FROM sends s LEFT JOIN receipts r ON r.send_commit_hash = s.commit_hash WHERE s.commit_hash = ?`,
     ).get(commitHash) as SendRecord | undefined;
     return row ?? null;
+  }
+
+  async getSendFiling(commitHash: string): Promise<SendFiling | null> {
+    const row = this.sql("SELECT leaf_index AS leafIndex, received FROM sends WHERE commit_hash = ?").get(commitHash) as
+      | { leafIndex: number | null; received: number }
+      | undefined;
+    return row === undefined ? null : { leafIndex: row.leafIndex, received: row.received !== 0 };
   }
 
   async listIncomingSends(

@@ -35,6 +35,16 @@ const REBUILD_COMMITS: readonly string[] = [
   "ALTER TABLE commits_v7 RENAME TO commits",
 ];
 
+/**
+ * Version 13 (../schema.ts): a SEND is marked received by the statement that stores its
+ * receipt, whichever code runs it, in the same transaction. A trigger rather than a second
+ * statement beside the hub's INSERT, so an instance of older code still writing to the same
+ * file during an upgrade (it knows nothing of the marker) cannot leave a received SEND listed
+ * as pending.
+ */
+const MARK_RECEIVED = `CREATE TRIGGER IF NOT EXISTS receipts_mark_received AFTER INSERT ON receipts
+  BEGIN UPDATE sends SET received = 1 WHERE commit_hash = NEW.send_commit_hash; END`;
+
 /** SQLite's JSON functions backfill the party index (../schema.ts), in log order. */
 export const MIGRATIONS: readonly Migration[] = schemaMigrations(
   `INSERT INTO party_paths (contract_id, path, identity)
@@ -49,6 +59,8 @@ export const MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE commits ADD COLUMN wire TEXT",
   REBUILD_COMMITS,
   "ALTER TABLE sends ADD COLUMN leaf_index BIGINT",
+  "ALTER TABLE sends ADD COLUMN received SMALLINT NOT NULL DEFAULT 0",
+  [MARK_RECEIVED],
 );
 
 /** The newest schema version this code knows. */
