@@ -26,7 +26,7 @@ async function slicedOutcome(text: string, pieces = TINY): Promise<{ outcome: Ou
     ticks++;
   };
   try {
-    return { outcome: { value: await parseJsonInSlices(text, { maxDepth: 8 }, tick, pieces) }, ticks };
+    return { outcome: { value: await parseJsonInSlices(text, { maxDepth: 8 }, { tick, pieces }) }, ticks };
   } catch (err) {
     assert.ok(err instanceof ContractError, String(err));
     return { outcome: { code: err.code, reason: err.details?.reason }, ticks };
@@ -100,40 +100,28 @@ describe("parseJsonInSlices", () => {
         return (err as ContractError).details;
       }
     })();
-    await assert.rejects(
-      parseJsonInSlices(text, {}, async () => {}, TINY),
-      (err: ContractError) => {
-        assert.deepEqual(err.details, sync);
-        assert.equal(err.details?.pointer, "/list/5/deep/2");
-        return true;
-      },
-    );
+    await assert.rejects(parseJsonInSlices(text, {}, { tick: async () => {}, pieces: TINY }), (err: ContractError) => {
+      assert.deepEqual(err.details, sync);
+      assert.equal(err.details?.pointer, "/list/5/deep/2");
+      return true;
+    });
   });
 
   it("puts a syntax error at its place in the whole text", async () => {
     const text = "[1,2,3,4,5,6,7,8,9,10,11,12,1x,14]";
-    await assert.rejects(
-      parseJsonInSlices(text, {}, async () => {}, TINY),
-      (err: ContractError) => {
-        assert.equal(err.details?.reason, "json_syntax");
-        assert.equal(text[err.details?.position as number], "x");
-        return true;
-      },
-    );
+    await assert.rejects(parseJsonInSlices(text, {}, { tick: async () => {}, pieces: TINY }), (err: ContractError) => {
+      assert.equal(err.details?.reason, "json_syntax");
+      assert.equal(text[err.details?.position as number], "x");
+      return true;
+    });
   });
 
   it("refuses a __proto__ member of a cut object without setting any prototype", async () => {
     const text = '{"a":1,"b":2,"c":3,"__proto__":{"polluted":true}}';
-    await assert.rejects(
-      parseJsonInSlices(text, {}, async () => {}, TINY),
-      (err: ContractError) => {
-        assert.deepEqual(
-          [err.code, err.details?.reason, err.details?.pointer],
-          ["INVALID_REQUEST", "forbidden_key", ""],
-        );
-        return true;
-      },
-    );
+    await assert.rejects(parseJsonInSlices(text, {}, { tick: async () => {}, pieces: TINY }), (err: ContractError) => {
+      assert.deepEqual([err.code, err.details?.reason, err.details?.pointer], ["INVALID_REQUEST", "forbidden_key", ""]);
+      return true;
+    });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 
@@ -142,12 +130,32 @@ describe("parseJsonInSlices", () => {
     const members = `{${Array.from({ length: 100_000 }, (_, i) => `"k${i}":${i}`).join(",")}}`;
     for (const text of [deep, members]) {
       let ticks = 0;
-      const value = await parseJsonInSlices(text, {}, async () => {
-        ticks++;
-      });
+      const value = await parseJsonInSlices(
+        text,
+        {},
+        {
+          tick: async () => {
+            ticks++;
+          },
+        },
+      );
       assert.deepEqual(value, JSON.parse(text));
       assert.ok(ticks >= 5, `${ticks} ticks`);
     }
+  });
+
+  it("takes a turn only to rebuild a heavy value, and gives it back when the text fails", async () => {
+    const turns: string[] = [];
+    const turn = async () => {
+      turns.push("take");
+      return () => turns.push("give");
+    };
+    const tick = async () => {};
+    assert.deepEqual(await parseJsonInSlices("[1,2]", {}, { tick, turn, pieces: TINY }), [1, 2]);
+    assert.deepEqual(turns, []);
+    assert.deepEqual(await parseJsonInSlices("[1,2,3,4,5,6]", {}, { tick, turn, pieces: TINY }), [1, 2, 3, 4, 5, 6]);
+    await assert.rejects(parseJsonInSlices("[1,2,3,4,5,x]", {}, { tick, turn, pieces: TINY }), ContractError);
+    assert.deepEqual(turns, ["take", "give", "take", "give"]);
   });
 
   it("parses a light text in one piece, without ticking", async () => {

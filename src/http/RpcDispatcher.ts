@@ -7,7 +7,7 @@
 
 import { Compile } from "typebox/compile";
 import { ContractError } from "../contract/ContractError.js";
-import { safeJsonParse } from "../contract/canonicalJson.js";
+import { parseJsonText } from "./decodeJsonBody.js";
 import { decodeUtf8 } from "./decodeUtf8.js";
 import { rpcCodeOf } from "./errorTable.js";
 import type { RpcContext, RpcMethod } from "./rpcMethods.js";
@@ -65,12 +65,17 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
     return this.handleText(text, ctx, raw.length);
   }
 
-  /** Answers a request text; null when there is nothing to send (only notifications). */
+  /**
+   * Answers a request text; null when there is nothing to send (only notifications). A long
+   * text is parsed in slices charged to the caller's work budget (decodeJsonBody.ts), whose
+   * refusal is the caller's -32029, not a parse error.
+   */
   async handleText(text: string, ctx: C, size = Buffer.byteLength(text)): Promise<RpcResponse | RpcResponse[] | null> {
     let value: unknown;
     try {
-      value = safeJsonParse(text, { maxDepth: this.#options.maxDepth });
+      value = await parseJsonText(text, this.#options.maxDepth, ctx.hub.ticker(ctx.caller));
     } catch (err) {
+      if (err instanceof ContractError && err.code === "RATE_LIMITED") return failure(null, toRpcError(err));
       return parseError(err);
     }
     return this.handleValue(value, ctx, size);

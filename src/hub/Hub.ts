@@ -434,6 +434,10 @@ export class Hub implements HubApi {
     return subscribeCommits(this.ctx, caller, id, since, listener, this.onError, onClosed);
   }
 
+  ticker(caller: Caller): () => Promise<void> {
+    return this.ctx.work.ticker(caller);
+  }
+
   // ---- synthesis and templates --------------------------------------------------------
 
   synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult> {

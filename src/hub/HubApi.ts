@@ -124,6 +124,12 @@ export interface HubApi extends ProposalApi {
   /** UNAVAILABLE when the hub was built without a template catalogue. */
   listTemplates(): TemplateSummary[];
   getTemplate(id: string): Template;
+  /**
+   * The tick of `caller`'s long work done outside these methods (a transport decoding a big
+   * request body in slices): it yields when the shared slice is used up, asks the caller's
+   * work budget at its first call (429 `work_budget` when spent) and charges the time.
+   */
+  ticker(caller: Caller): () => Promise<void>;
 }
 
 /** Proposals (docs/proposals.md): one party proposes a commit, the others add signatures, the hub appends it once complete. */
