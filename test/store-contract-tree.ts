@@ -1,7 +1,7 @@
 /**
  * The Merkle-tree part of the Store contract (src/store/Store.ts): leaves numbered in the
  * append transaction across contracts, no gap after a refused append, no gap or repeat under
- * concurrent appends, nodes that give the reference root, and a log key that stays.
+ * concurrent appends, nodes that give the reference root, and a log key and origin that stay.
  */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
@@ -146,14 +146,18 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
   it("records the first log key it is given, keeps it across a reopen, and makes no seed beside a key it does not hold", async () => {
     let store = await fresh();
     const [a, b, c] = [randomBytes(32), randomBytes(32), randomBytes(32)];
-    // At once: one is recorded, and every caller gets that one.
-    const answers = await Promise.all([a, b, c].map((k) => store.recordLogKey(k)));
+    const origins = new Map([a, b, c].map((k, i) => [k.toString("hex"), `log/${i}`]));
+    // At once: one is recorded with its origin, and every caller gets that one.
+    const answers = await Promise.all([a, b, c].map((k) => store.recordLogKey(k, origins.get(k.toString("hex"))!)));
     const first = answers[0]!;
-    assert.ok([a, b, c].some((k) => k.equals(first)));
+    assert.ok([a, b, c].some((k) => k.equals(first.publicKey)));
+    assert.equal(first.origin, origins.get(first.publicKey.toString("hex")));
     for (const answer of answers) assert.deepEqual(answer, first);
-    assert.deepEqual(await store.recordLogKey(randomBytes(32)), first);
+    assert.deepEqual(await store.recordLogKey(randomBytes(32), "log/other"), first);
+    // Its own key with another origin changes nothing either: the first origin stays.
+    assert.deepEqual(await store.recordLogKey(first.publicKey, "log/other"), first);
     if (reopen !== undefined) store = await reopen(store);
-    assert.deepEqual(await store.recordLogKey(randomBytes(32)), first);
+    assert.deepEqual(await store.recordLogKey(randomBytes(32), "log/other"), first);
     // The recorded key was given to the hub (a --log-key file): the store holds no seed of it.
     await assertContractErrorAsync(() => store.logKeySeed(), "INTERNAL", "log_key_mismatch");
     await store.close();
@@ -163,8 +167,8 @@ export function treeCases(fresh: () => Promise<Store>, reopen?: (s: Store) => Pr
     const store = await fresh();
     const seed = await store.logKeySeed();
     const own = publicKeyFromSeed(seed);
-    assert.deepEqual(await store.recordLogKey(own), own);
-    assert.deepEqual(await store.recordLogKey(randomBytes(32)), own);
+    assert.deepEqual(await store.recordLogKey(own, "log/own"), { publicKey: own, origin: "log/own" });
+    assert.deepEqual(await store.recordLogKey(randomBytes(32), "log/own"), { publicKey: own, origin: "log/own" });
     assert.deepEqual(await store.logKeySeed(), seed);
     await store.close();
   });

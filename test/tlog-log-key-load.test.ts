@@ -5,13 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { AccessRegistry } from "../src/auth/AccessRegistry.js";
+import { Authenticator } from "../src/auth/Authenticator.js";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { encodeHex } from "../src/contract/hex.js";
 import { publicKeyFromSeed } from "../src/contract/keys.js";
+import { startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { loadLogKey } from "../src/store/loadLogKey.js";
 import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
@@ -46,8 +49,9 @@ describe("an embedded hub whose log key failed to load", () => {
     writeFileSync(join(dir, "log-key.json"), "{ half a key");
     const hub = new Hub({ store: await SqliteStore.open({ dataDir: dir }) }, true);
     try {
-      await assertContractErrorAsync(() => hub.getCheckpoint(), "INVALID_REQUEST", "log_key_malformed");
-      await assertContractErrorAsync(() => hub.getCheckpointKey(), "INVALID_REQUEST", "log_key_malformed");
+      // The operator's file, not the caller's request: a server-side error.
+      await assertContractErrorAsync(() => hub.getCheckpoint(), "INTERNAL", "log_key_malformed");
+      await assertContractErrorAsync(() => hub.getCheckpointKey(), "INTERNAL", "log_key_malformed");
       const seed = randomBytes(32);
       writeFileSync(join(dir, "log-key.json"), keyText(seed));
       assert.deepEqual(await verifiedCheckpoint(hub), {
@@ -80,7 +84,8 @@ describe("an embedded hub whose log key failed to load", () => {
       // The key it loaded is the one the database now records as the log's.
       const store = await PostgresStore.open({ connectionString: db.url, schema });
       try {
-        assert.equal(`ed25519:${encodeHex(await store.recordLogKey(randomBytes(32)))}`, served.publicKey);
+        const recorded = await store.recordLogKey(randomBytes(32), "other.example/log");
+        assert.equal(`ed25519:${encodeHex(recorded.publicKey)}`, served.publicKey);
       } finally {
         await store.close();
       }
@@ -90,6 +95,49 @@ describe("an embedded hub whose log key failed to load", () => {
   });
 });
 
+describe("a served embedded hub whose log key file cannot be used", () => {
+  for (const [reason, spoil] of [
+    ["log_key_malformed", (path: string) => writeFileSync(path, "{ half a key")],
+    ["log_key_unreadable", (path: string) => mkdirSync(path)],
+  ] as const) {
+    it(`answers GET /checkpoint, GET /checkpoint/key and JSON-RPC getCheckpoint with a server error (${reason})`, async () => {
+      const dir = tempDir();
+      spoil(join(dir, "log-key.json"));
+      const hub = new Hub({ store: await SqliteStore.open({ dataDir: dir }) }, true);
+      const servers = await startServers(
+        {
+          hub,
+          authenticator: new Authenticator({ store: hub.store }),
+          registry: new AccessRegistry({ store: hub.store }),
+          rateLimit: 0,
+          logger: false,
+        },
+        { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: true },
+      );
+      try {
+        for (const path of ["/checkpoint", "/checkpoint/key"]) {
+          const res = await fetch(`${servers.restUrl}${path}`);
+          assert.equal(res.status, 500, path);
+          const body = (await res.json()) as { code: string; details?: { reason?: string } };
+          assert.equal(body.code, "INTERNAL", path);
+          assert.equal(body.details?.reason, reason, path);
+        }
+        const rpc = await fetch(servers.rpcUrl!, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getCheckpoint" }),
+        });
+        const answer = (await rpc.json()) as { error?: { code: number; data?: { code?: string } } };
+        assert.equal(answer.error?.code, -32603);
+        assert.equal(answer.error?.data?.code, "INTERNAL");
+      } finally {
+        await servers.close();
+        await hub.close();
+      }
+    });
+  }
+});
+
 describe("the log key a hub loads", () => {
   it("is refused, naming both keys, when the store records another as its log's", async () => {
     const dir = tempDir();
@@ -97,7 +145,7 @@ describe("the log key a hub loads", () => {
     const hub = new Hub({ store }, true);
     try {
       const recorded = publicKeyFromSeed(randomBytes(32));
-      assert.deepEqual(await store.recordLogKey(recorded), recorded);
+      assert.deepEqual((await store.recordLogKey(recorded, "log.example/a")).publicKey, recorded);
       // Its own seed is no longer wanted: none is made beside a recorded key.
       const details = await assertContractErrorAsync(() => hub.getCheckpoint(), "INTERNAL", "log_key_mismatch");
       assert.equal(details.recorded, `ed25519:${encodeHex(recorded)}`);
@@ -116,6 +164,23 @@ describe("the log key a hub loads", () => {
         "log_key_mismatch",
       );
       assert.equal(given.recorded, `ed25519:${encodeHex(recorded)}`);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it("is refused, naming both origins, when the store records its key with another origin", async () => {
+    const store = await SqliteStore.open({ dataDir: tempDir() });
+    const hub = new Hub({ store }, true);
+    try {
+      const own = publicKeyFromSeed(await store.logKeySeed());
+      assert.deepEqual(await store.recordLogKey(own, "elsewhere.example/log"), {
+        publicKey: own,
+        origin: "elsewhere.example/log",
+      });
+      const details = await assertContractErrorAsync(() => hub.getCheckpointKey(), "INTERNAL", "log_origin_mismatch");
+      assert.equal(details.recorded, "elsewhere.example/log");
+      assert.match(String(details.origin), /^contract-hub\/[0-9a-f]{16}$/);
     } finally {
       await hub.close();
     }

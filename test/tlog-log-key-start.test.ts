@@ -43,6 +43,8 @@ interface Started {
   stderr: () => string;
   /** While it runs: the public key `GET /checkpoint/key` names. */
   servedKey: () => Promise<string>;
+  /** While it runs: the origin `GET /checkpoint/key` names. */
+  servedOrigin: () => Promise<string>;
   stop: () => Promise<number>;
 }
 
@@ -67,6 +69,7 @@ async function start(flags: StartFlags): Promise<Started & { running: boolean }>
     stderr: () => err.join("\n"),
     servedKey: async () =>
       ((await (await fetch(`${rest}/checkpoint/key`)).json()) as { public_key: string }).public_key,
+    servedOrigin: async () => ((await (await fetch(`${rest}/checkpoint/key`)).json()) as { origin: string }).origin,
     stop: () => {
       stop();
       return code;
@@ -82,6 +85,16 @@ async function assertRefused(s: Started & { running: boolean }, recorded: string
   assert.match(s.stderr(), /\(log_key_mismatch\)$/);
   assert.ok(s.stderr().includes(recorded), s.stderr());
   if (refused !== undefined) assert.ok(s.stderr().includes(refused), s.stderr());
+}
+
+/** Asserts `start` refused with exit 1 for its origin, naming the recorded origin and the refused one. */
+async function assertOriginRefused(s: Started & { running: boolean }, recorded: string, refused: string) {
+  if (s.running) await s.stop();
+  assert.equal(s.running, false, "it started");
+  assert.equal(await s.code, EXIT_FAILED);
+  assert.match(s.stderr(), /\(log_origin_mismatch\)$/);
+  assert.ok(s.stderr().includes(JSON.stringify(recorded)), s.stderr());
+  assert.ok(s.stderr().includes(JSON.stringify(refused)), s.stderr());
 }
 
 describe("instances sharing one PostgreSQL database", () => {
@@ -167,5 +180,70 @@ describe("a SQLite hub restarted", () => {
     // A key file put in the data directory afterwards is another key: refused too.
     const stray = keyFile(dir, "log-key");
     await assertRefused(await start({ dataDir: dir }), given.publicKey, stray.publicKey);
+  });
+});
+
+describe("the log's origin", () => {
+  it("is one per PostgreSQL database: an instance given another --log-origin, or none, is refused", async () => {
+    const db = await testDatabase();
+    const dir = tempDir();
+    const key = keyFile(dir, "a");
+    const first = await start({ databaseUrl: db.url, dataDir: dir, logKey: key.path, logOrigin: "hub.example/log" });
+    assert.ok(first.running, first.stderr());
+    try {
+      assert.equal(await first.servedOrigin(), "hub.example/log");
+      await assertOriginRefused(
+        await start({ databaseUrl: db.url, dataDir: dir, logKey: key.path, logOrigin: "other.example/log" }),
+        "hub.example/log",
+        "other.example/log",
+      );
+      const defaulted = await start({ databaseUrl: db.url, dataDir: dir, logKey: key.path });
+      if (defaulted.running) await defaulted.stop();
+      assert.equal(defaulted.running, false, "it started");
+      assert.match(defaulted.stderr(), /\(log_origin_mismatch\)$/);
+      const second = await start({ databaseUrl: db.url, dataDir: dir, logKey: key.path, logOrigin: "hub.example/log" });
+      assert.ok(second.running, second.stderr());
+      assert.equal(await second.servedOrigin(), "hub.example/log");
+      assert.equal(await second.stop(), EXIT_OK);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it("stays with a SQLite hub: restarted with another --log-origin it refuses, with its own it starts", async () => {
+    const dir = tempDir();
+    const first = await start({ dataDir: dir });
+    assert.ok(first.running, first.stderr());
+    const origin = await first.servedOrigin();
+    assert.equal(await first.stop(), EXIT_OK);
+    await assertOriginRefused(
+      await start({ dataDir: dir, logOrigin: "moved.example/log" }),
+      origin,
+      "moved.example/log",
+    );
+    const again = await start({ dataDir: dir, logOrigin: origin });
+    assert.ok(again.running, again.stderr());
+    assert.equal(await again.servedOrigin(), origin);
+    assert.equal(await again.stop(), EXIT_OK);
+  });
+});
+
+describe("a --log-key file that cannot be used", () => {
+  it("stops start with exit 1 and its reason, malformed or unreadable", async () => {
+    const dir = tempDir();
+    const bad = join(dir, "half.json");
+    writeFileSync(bad, "{ half a key", { mode: 0o600 });
+    for (const [path, reason] of [
+      [bad, "log_key_malformed"],
+      [join(dir, "absent.json"), "log_key_unreadable"],
+    ] as const) {
+      const s = await start({ dataDir: dir, logKey: path });
+      if (s.running) await s.stop();
+      assert.equal(s.running, false, "it started");
+      assert.equal(await s.code, EXIT_FAILED);
+      assert.ok(s.stderr().startsWith("contract-hub start: cannot load the log key: "), s.stderr());
+      assert.ok(s.stderr().includes(path), s.stderr());
+      assert.ok(s.stderr().endsWith(`(${reason})`), s.stderr());
+    }
   });
 });

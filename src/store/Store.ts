@@ -95,6 +95,14 @@ export interface LeafRecord {
   leafIndex: number;
 }
 
+/** The log's key and origin a store records (`tlog_public_key`; recordLogKey). */
+export interface RecordedLogKey {
+  /** The 32-byte ed25519 public key. */
+  publicKey: Buffer;
+  /** The origin; null only while a key recorded before schema version 14 has none. */
+  origin: string | null;
+}
+
 /** The newest cosigned checkpoint served (`tlog_cosigned`): the note with its cosignature lines. */
 export interface CosignedCheckpointRecord {
   checkpoint: string;
@@ -300,11 +308,13 @@ export interface Store {
    */
   logKeySeed(): Promise<Buffer>;
   /**
-   * The 32-byte public key the store records as its log's key: `publicKey`, recorded now,
-   * when it records none yet (in one statement: of instances racing, one key is recorded),
-   * else the one recorded before. Never changed by the hub (../store/loadLogKey.ts).
+   * The log's key and origin as the store records them: `publicKey` and `origin`, recorded
+   * now, when it records no key yet (in one statement: of instances racing, one is
+   * recorded), else the ones recorded before. A key recorded without an origin (before
+   * schema version 14) gets `origin` when `publicKey` is that key, and keeps none for
+   * another (its `origin` is then null). Never changed otherwise (../store/loadLogKey.ts).
    */
-  recordLogKey(publicKey: Buffer): Promise<Buffer>;
+  recordLogKey(publicKey: Buffer, origin: string): Promise<RecordedLogKey>;
   /** The newest cosigned checkpoint any instance on this store served, or null. */
   readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null>;
   /**

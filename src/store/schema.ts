@@ -304,7 +304,8 @@ export const SENDS_RECEIVED_BACKFILL =
  * The migrations, with the dialect's statements that backfill the party index, add the
  * commits' leaf_index and wire columns and the sends' leaf_index (SQLite has no `ADD COLUMN
  * IF NOT EXISTS`), drop the commits' UNIQUE (contract_id, hash) (SQLite cannot drop a
- * table constraint), and add `sends.received` and the trigger that sets it (version 13).
+ * table constraint), add `sends.received` and the trigger that sets it (version 13), and add
+ * `tlog_public_key.origin` (version 14).
  */
 export function schemaMigrations(
   partyPathsBackfill: string,
@@ -314,6 +315,7 @@ export function schemaMigrations(
   addSendLeaf: string,
   addReceived: string,
   markReceived: readonly string[],
+  addLogOrigin: string,
 ): readonly Migration[] {
   return [
     { version: 1, statements: [...VERSION_1] },
@@ -329,5 +331,10 @@ export function schemaMigrations(
     { version: 11, statements: [addSendLeaf, ...SENDS_IN_LEAF_ORDER] },
     { version: 12, statements: [...TLOG_PUBLIC_KEY] },
     { version: 13, statements: [addReceived, ...SENDS_PENDING, ...markReceived, SENDS_RECEIVED_BACKFILL] },
+    // The log's origin, recorded with its key (docs/transparency.md, "The log key and the
+    // origin"): clients and witnesses pin both, so two origins over one tree are two logs to
+    // them. Null in a row written before (or by older code during an upgrade) until the next
+    // hub that loads the recorded key records its own.
+    { version: 14, statements: [addLogOrigin] },
   ];
 }

@@ -9,13 +9,17 @@ import { ContractError } from "../contract/ContractError.js";
 import { decodeHex, encodeHex } from "../contract/hex.js";
 import { generateKeyPair, publicKeyFromSeed } from "../contract/keys.js";
 
-/** Reads the 32-byte seed of a log key file; a missing or malformed file is INVALID_REQUEST naming it. */
+/**
+ * Reads the 32-byte seed of a log key file; a missing or malformed file is INTERNAL naming it
+ * (`log_key_unreadable`, `log_key_malformed`): the file is the operator's, so a served hub
+ * that meets it while answering a request answers a server error, not the caller's 400.
+ */
 export function readLogKeyFile(path: string): Buffer {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new ContractError("INVALID_REQUEST", `Cannot read log key file ${path}: ${(err as Error).message}`, {
+    throw new ContractError("INTERNAL", `Cannot read log key file ${path}: ${(err as Error).message}`, {
       reason: "log_key_unreadable",
     });
   }
@@ -27,7 +31,7 @@ export function readLogKeyFile(path: string): Buffer {
       throw new Error("public_key does not belong to seed");
     }
   } catch (err) {
-    throw new ContractError("INVALID_REQUEST", `Malformed log key file ${path}: ${(err as Error).message}`, {
+    throw new ContractError("INTERNAL", `Malformed log key file ${path}: ${(err as Error).message}`, {
       reason: "log_key_malformed",
     });
   }

@@ -20,6 +20,7 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
+  RecordedLogKey,
   SendFiling,
   SendRecord,
   StateSnapshot,
@@ -324,13 +325,21 @@ export class PostgresStore implements Store {
     return Buffer.from(row!.seed, "hex");
   }
 
-  async recordLogKey(publicKey: Buffer): Promise<Buffer> {
-    // Two statements: the SELECT's snapshot sees the row of an instance that won the INSERT's race.
-    await this.writeStatement("INSERT INTO tlog_public_key (id, public_key) VALUES (1, $1) ON CONFLICT DO NOTHING", [
-      encodeHex(publicKey),
-    ]);
-    const [row] = await this.rows<{ public_key: string }>("SELECT public_key FROM tlog_public_key WHERE id = 1", []);
-    return Buffer.from(row!.public_key, "hex");
+  async recordLogKey(publicKey: Buffer, origin: string): Promise<RecordedLogKey> {
+    // Two statements: the SELECT's snapshot sees the row of an instance that won the INSERT's
+    // race. The UPDATE's condition is checked on the row as the winner left it (ON CONFLICT
+    // locks it), so of instances giving a key recorded without origin two origins, one wins.
+    await this.writeStatement(
+      `INSERT INTO tlog_public_key (id, public_key, origin) VALUES (1, $1, $2)
+         ON CONFLICT (id) DO UPDATE SET origin = excluded.origin
+         WHERE tlog_public_key.origin IS NULL AND tlog_public_key.public_key = excluded.public_key`,
+      [encodeHex(publicKey), origin],
+    );
+    const [row] = await this.rows<{ public_key: string; origin: string | null }>(
+      "SELECT public_key, origin FROM tlog_public_key WHERE id = 1",
+      [],
+    );
+    return { publicKey: Buffer.from(row!.public_key, "hex"), origin: row!.origin };
   }
 
   async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {

@@ -60,6 +60,7 @@ export const PG_MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE sends ADD COLUMN IF NOT EXISTS leaf_index BIGINT",
   "ALTER TABLE sends ADD COLUMN IF NOT EXISTS received SMALLINT NOT NULL DEFAULT 0",
   MARK_RECEIVED,
+  "ALTER TABLE tlog_public_key ADD COLUMN IF NOT EXISTS origin TEXT",
 );
 
 /** The newest schema version this code knows. */

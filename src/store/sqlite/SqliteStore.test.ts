@@ -26,10 +26,12 @@ const UNDO_WIRE = "ALTER TABLE commits DROP COLUMN wire; DROP TABLE state_snapsh
 /** Turns a current database back into one whose SENDs carry no received marker (schema 12). */
 const UNDO_SENDS_RECEIVED =
   "DROP TRIGGER receipts_mark_received; DROP INDEX sends_pending_by_recipient_leaf; ALTER TABLE sends DROP COLUMN received";
+/** Turns a current database back into one that records the log key without its origin (schema 13). */
+const UNDO_LOG_ORIGIN = "ALTER TABLE tlog_public_key DROP COLUMN origin";
 /** Turns a current database back into one that records no log key (schema 11). */
 const UNDO_LOG_KEY_RECORD = "DROP TABLE tlog_public_key";
 /** Turns a current database back into one whose SENDs carry no leaf (schema 10), ahead of every older undo. */
-const UNDO_SENDS_LEAF = `${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index`;
+const UNDO_SENDS_LEAF = `${UNDO_LOG_ORIGIN}; ${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DROP INDEX sends_by_recipient_leaf; ALTER TABLE sends DROP COLUMN leaf_index`;
 
 const dirs: string[] = [];
 after(() => {
@@ -226,12 +228,41 @@ describe("SqliteStore", () => {
     const seed = await store.logKeySeed();
     await store.close();
     const db = new Database(join(dir, "hub.sqlite"));
-    db.exec(`${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DELETE FROM schema_version WHERE version >= 12`);
+    db.exec(
+      `${UNDO_LOG_ORIGIN}; ${UNDO_SENDS_RECEIVED}; ${UNDO_LOG_KEY_RECORD}; DELETE FROM schema_version WHERE version >= 12`,
+    );
     db.close();
     const reopened = await SqliteStore.open({ dataDir: dir });
     const own = await loadLogKey(reopened);
     assert.deepEqual(own.publicKey, publicKeyFromSeed(seed));
-    assert.deepEqual(await reopened.recordLogKey(publicKeyFromSeed(randomBytes(32))), own.publicKey);
+    assert.deepEqual(await reopened.recordLogKey(publicKeyFromSeed(randomBytes(32)), "log.example/other"), {
+      publicKey: own.publicKey,
+      origin: own.origin,
+    });
+    assert.equal(await reopened.treeSize(), 2);
+    await reopened.close();
+  });
+
+  it("migration 14 keeps the recorded log key; the next hub with that key records its origin, and no other after it", async () => {
+    const dir = tempDir();
+    const store = await SqliteStore.open({ dataDir: dir });
+    await withChain(store, "k", 2);
+    const own = await loadLogKey(store);
+    await store.close();
+    const db = new Database(join(dir, "hub.sqlite"));
+    db.exec(`${UNDO_LOG_ORIGIN}; DELETE FROM schema_version WHERE version >= 14`);
+    db.close();
+    const reopened = await SqliteStore.open({ dataDir: dir });
+    assert.deepEqual(await reopened.recordLogKey(publicKeyFromSeed(randomBytes(32)), "log.example/other"), {
+      publicKey: own.publicKey,
+      origin: null,
+    });
+    assert.deepEqual(await reopened.recordLogKey(own.publicKey, "log.example/first"), {
+      publicKey: own.publicKey,
+      origin: "log.example/first",
+    });
+    await assertContractErrorAsync(() => loadLogKey(reopened), "INTERNAL", "log_origin_mismatch");
+    assert.equal((await loadLogKey(reopened, { origin: "log.example/first" })).origin, "log.example/first");
     assert.equal(await reopened.treeSize(), 2);
     await reopened.close();
   });

@@ -21,6 +21,7 @@ import type {
   LeafRecord,
   ProposalRecord,
   ProposalStatus,
+  RecordedLogKey,
   SendFiling,
   SendRecord,
   StateSnapshot,
@@ -395,8 +396,9 @@ export class SqliteStore implements Store {
     return readOrCreateLogKeyFile(path);
   }
 
-  async recordLogKey(publicKey: Buffer): Promise<Buffer> {
-    return Buffer.from(await this.writer.run("recordLogKey", encodeHex(publicKey)), "hex");
+  async recordLogKey(publicKey: Buffer, origin: string): Promise<RecordedLogKey> {
+    const row = await this.writer.run("recordLogKey", encodeHex(publicKey), origin);
+    return { publicKey: Buffer.from(row.public_key, "hex"), origin: row.origin };
   }
 
   async readCosignedCheckpoint(): Promise<CosignedCheckpointRecord | null> {

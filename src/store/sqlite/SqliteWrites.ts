@@ -206,10 +206,20 @@ export class SqliteWrites {
     );
   }
 
-  /** Records the log's public key (hex) unless one is recorded; the recorded one. */
-  recordLogKey(publicKey: string): string {
-    this.sql("INSERT INTO tlog_public_key (id, public_key) VALUES (1, ?) ON CONFLICT DO NOTHING").run(publicKey);
-    return (this.sql("SELECT public_key FROM tlog_public_key WHERE id = 1").get() as { public_key: string }).public_key;
+  /**
+   * Records the log's public key (hex) and origin unless a key is recorded, and the origin of
+   * the recorded key when it has none and is this one (../schema.ts, version 14); the record.
+   */
+  recordLogKey(publicKey: string, origin: string): { public_key: string; origin: string | null } {
+    this.sql(
+      `INSERT INTO tlog_public_key (id, public_key, origin) VALUES (1, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET origin = excluded.origin
+         WHERE tlog_public_key.origin IS NULL AND tlog_public_key.public_key = excluded.public_key`,
+    ).run(publicKey, origin);
+    return this.sql("SELECT public_key, origin FROM tlog_public_key WHERE id = 1").get() as {
+      public_key: string;
+      origin: string | null;
+    };
   }
 }
 

@@ -61,6 +61,7 @@ export const MIGRATIONS: readonly Migration[] = schemaMigrations(
   "ALTER TABLE sends ADD COLUMN leaf_index BIGINT",
   "ALTER TABLE sends ADD COLUMN received SMALLINT NOT NULL DEFAULT 0",
   [MARK_RECEIVED],
+  "ALTER TABLE tlog_public_key ADD COLUMN origin TEXT",
 );
 
 /** The newest schema version this code knows. */
