@@ -165,7 +165,7 @@ function addLight(b: Build, node: HeavyNode, piece: Piece, out: unknown, at: str
     const items = value as unknown[];
     const first = out.length;
     for (let i = 0; i < items.length; i++) {
-      check(b, items[i], `${at}/${first + i}`);
+      check(b, items[i], at, first + i);
       out.push(items[i]);
     }
     return;
@@ -197,7 +197,7 @@ async function addHeavy(b: Build, piece: Piece, child: HeavyNode, out: unknown, 
 
 function addMember(b: Build, target: Record<string, unknown>, key: string, value: unknown, at: string): void {
   if (!keyAllowed(b, target, key, at)) return;
-  check(b, value, `${at}/${escapePointer(key)}`);
+  check(b, value, at, key);
   target[key] = value;
 }
 
@@ -216,13 +216,17 @@ function keyAllowed(b: Build, target: Record<string, unknown>, key: string, at: 
   return true;
 }
 
-/** checkParsed of a light value until one fails; its pointer is built only then. */
-function check(b: Build, value: unknown, pointer: string): void {
+/**
+ * checkParsed of a light value until one fails; its pointer (`at` and the index or name
+ * within) is built only then.
+ */
+function check(b: Build, value: unknown, at: string, within: number | string): void {
   if (b.failed !== null) return;
   try {
     checkParsed(value, null, b.keys);
   } catch (err) {
     if (!(err instanceof ContractError)) throw err;
+    const pointer = `${at}/${typeof within === "number" ? within : escapePointer(within)}`;
     try {
       checkParsed(value, pointer, { count: 0 });
     } catch (located) {
