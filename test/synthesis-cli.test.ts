@@ -134,4 +134,31 @@ describe("contract-hub start with a malformed language-model setting", () => {
       }
     }
   });
+  it("refuses a provider address holding a user name or password, without repeating it", async () => {
+    // fetch refuses such a URL, so the hub would start and then fail every synthesis as unreachable.
+    for (const [variable, env] of [
+      ["HUB_LLM_BASE_URL", { OPENAI_API_KEY: "local", HUB_LLM_BASE_URL: "http://hub-user:s3cret-pass@127.0.0.1:1/v1" }],
+      ["HUB_LLM_BASE_URL", { OPENAI_API_KEY: "local", HUB_LLM_BASE_URL: "https://tok3n-only@llm.example/v1" }],
+      [
+        "ANTHROPIC_BASE_URL",
+        { ANTHROPIC_API_KEY: "local", ANTHROPIC_BASE_URL: "http://hub-user:s3cret-pass@127.0.0.1:1" },
+      ],
+    ] as const) {
+      const io = capture();
+      const dir = mkdtempSync(join(tmpdir(), "hub-llm-config-"));
+      try {
+        const code = await startCommand({ port: "0", rpcPort: "0", dataDir: join(dir, "data") }, io, {
+          version: "0.1.0",
+          env,
+          stop: Promise.resolve(),
+        });
+        assert.equal(code, EXIT_USAGE, variable);
+        assert.match(io.stderr, new RegExp(variable));
+        assert.doesNotMatch(io.stderr + io.stdout, /s3cret-pass|hub-user|tok3n-only/);
+        assert.equal(existsSync(join(dir, "data")), false, "refused before the store is opened");
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
 });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { ContractError } from "../src/contract/ContractError.js";
-import { providerFromEnv, synthesize } from "../src/synthesis/index.js";
+import { AnthropicProvider, OpenAiProvider, providerFromEnv, synthesize } from "../src/synthesis/index.js";
 import { FakeLlmServer, openAiReply } from "./support/FakeLlmServer.js";
 import { testApp } from "./support/testApps.js";
 
@@ -37,6 +37,7 @@ const anthropic = (deadlineMs: number) => ({
   HUB_LLM_TIMEOUT_MS: String(PER_CALL_MS),
   HUB_SYNTHESIS_TIMEOUT_MS: String(deadlineMs),
 });
+const CONFIG = { apiKey: "k", model: "m", timeoutMs: PER_CALL_MS, maxTokens: 100 };
 // Recognised by no pattern, so an unusable answer is 502 rather than the pattern fallback.
 const BODY = { description: "Some unusual deal" };
 
@@ -156,14 +157,33 @@ describe("the deadline's setting", () => {
 });
 
 describe("credentials in a provider's address", () => {
-  for (const [name, env] of [
-    ["openai", (base: string) => ({ OPENAI_API_KEY: "k", HUB_LLM_BASE_URL: `${base}/v1` })],
-    ["anthropic", (base: string) => ({ ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: base })],
+  it("providerFromEnv refuses them (bad_config naming the variable), without repeating them", async () => {
+    const base = fake.url.replace("http://", "http://hub-user:s3cret-pass@");
+    for (const [variable, env] of [
+      ["HUB_LLM_BASE_URL", { OPENAI_API_KEY: "k", HUB_LLM_BASE_URL: `${base}/v1` }],
+      ["ANTHROPIC_BASE_URL", { ANTHROPIC_API_KEY: "k", ANTHROPIC_BASE_URL: base }],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        providerFromEnv(env);
+      } catch (err) {
+        thrown = err;
+      }
+      assert.ok(thrown instanceof ContractError, String(thrown));
+      assert.deepEqual(thrown.details, { reason: "bad_config", variable });
+      assert.doesNotMatch(thrown.message, /s3cret-pass|hub-user/);
+    }
+  });
+
+  // A provider an embedder builds itself is not checked that way: its errors still hide them.
+  for (const [name, make] of [
+    ["openai", (base: string) => new OpenAiProvider({ ...CONFIG, baseUrl: `${base}/v1`, structured: "off" })],
+    ["anthropic", (base: string) => new AnthropicProvider({ ...CONFIG, baseUrl: base })],
   ] as const) {
     it(`a user:password@ in the base URL never appears in the error (${name})`, async () => {
       const base = fake.url.replace("http://", "http://hub-user:s3cret-pass@");
       let thrown: unknown;
-      await synthesize(BODY, { env: env(base) }).catch((e: unknown) => {
+      await synthesize(BODY, { provider: make(base) }).catch((e: unknown) => {
         thrown = e;
       });
       assert.ok(thrown instanceof ContractError, String(thrown));

@@ -2,6 +2,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { AnthropicProvider } from "./AnthropicProvider.js";
 import type { LlmProvider } from "./LlmProvider.js";
 import { OpenAiProvider, type StructuredMode } from "./OpenAiProvider.js";
+import { redactUserinfo } from "./postJson.js";
 
 export type Env = Record<string, string | undefined>;
 
@@ -40,6 +41,34 @@ function structuredMode(env: Env): StructuredMode {
   });
 }
 
+/**
+ * The provider's base URL from `name`, or `fallback`. One holding a user name or password
+ * (`https://user:password@host`) is refused (bad_config): fetch refuses such a URL, so the hub
+ * would start and then fail every synthesis as unreachable. The value is never repeated in the
+ * message (it holds a secret); a value that is not an http(s) URL is quoted without any userinfo.
+ */
+function baseUrl(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const refuse = (why: string) =>
+    new ContractError("INTERNAL", `${name} ${why}`, { reason: "bad_config", variable: name });
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw refuse(`must be an http or https URL, got ${JSON.stringify(redactUserinfo(raw))}`);
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw refuse(
+      "must not hold a user name or password (user:password@): the provider's key goes in its API key variable",
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw refuse(`must be an http or https URL, got ${JSON.stringify(url.protocol)}`);
+  }
+  return raw;
+}
+
 /** True when a language-model key is configured (the hub then requires authentication for synthesis). */
 export function hasLlmKey(env: Env): boolean {
   return Boolean(env.ANTHROPIC_API_KEY || env.OPENAI_API_KEY);
@@ -52,7 +81,8 @@ export function hasLlmKey(env: Env): boolean {
  * `HUB_LLM_PROVIDER=openai`. `HUB_LLM_MODEL`, `HUB_LLM_TIMEOUT_MS` (per call, default 60 s),
  * `HUB_SYNTHESIS_TIMEOUT_MS` (one synthesis request, every call, retry and repair round
  * together; default twice the per-call timeout) and `HUB_LLM_MAX_TOKENS` (default 4096) apply
- * to both; `HUB_LLM_STRUCTURED` (auto, on, off) to the OpenAI-compatible one.
+ * to both; `HUB_LLM_STRUCTURED` (auto, on, off) to the OpenAI-compatible one. A base URL
+ * must be http(s) without a user name or password.
  */
 export function providerFromEnv(env: Env): LlmProvider | null {
   const timeoutMs = positive(env, "HUB_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_MS, MAX_TIMER_MS);
@@ -64,7 +94,7 @@ export function providerFromEnv(env: Env): LlmProvider | null {
   if (env.ANTHROPIC_API_KEY && !(preferOpenAi && env.OPENAI_API_KEY)) {
     return new AnthropicProvider({
       apiKey: env.ANTHROPIC_API_KEY,
-      baseUrl: env.ANTHROPIC_BASE_URL || "https://api.anthropic.com",
+      baseUrl: baseUrl(env, "ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
       model: model ?? DEFAULT_ANTHROPIC_MODEL,
       timeoutMs,
       deadlineMs,
@@ -75,7 +105,7 @@ export function providerFromEnv(env: Env): LlmProvider | null {
     return new OpenAiProvider({
       structured: structuredMode(env),
       apiKey: env.OPENAI_API_KEY,
-      baseUrl: env.HUB_LLM_BASE_URL || "https://api.openai.com/v1",
+      baseUrl: baseUrl(env, "HUB_LLM_BASE_URL", "https://api.openai.com/v1"),
       model: model ?? DEFAULT_OPENAI_MODEL,
       timeoutMs,
       deadlineMs,
