@@ -13,7 +13,7 @@
  * text is refused without parsing up to the break.
  */
 import { ContractError } from "./ContractError.js";
-import { tooDeep } from "./scanJsonText.js";
+import { closingQuote, tooDeep } from "./scanJsonText.js";
 
 /** How much work one piece may hold. */
 export interface PieceLimits {
@@ -124,18 +124,11 @@ export class JsonPlanner {
       if (this.#valueStart < 0) this.#valueStart = i;
       if (c === 0x22) {
         const start = i;
-        // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
-        for (;;) {
-          const q = text.indexOf('"', i + 1);
-          if (q < 0) {
-            this.#break(syntax("unterminated string", start));
-            this.#i = text.length;
-            return;
-          }
-          let k = q - 1;
-          while (text.charCodeAt(k) === 0x5c) k--;
-          i = q;
-          if ((q - 1 - k) % 2 === 0) break;
+        i = closingQuote(text, start);
+        if (i < 0) {
+          this.#break(syntax("unterminated string", start));
+          this.#i = text.length;
+          return;
         }
         this.#token();
       } else if (c === 0x3a) {

@@ -35,15 +35,8 @@ export function countJsonMembers(text: string, maxDepth: number): number {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
-      for (;;) {
-        const q = text.indexOf('"', i + 1);
-        if (q < 0) return members; // unterminated: JSON.parse reports it with its position
-        let k = q - 1;
-        while (text.charCodeAt(k) === 0x5c) k--;
-        i = q;
-        if ((q - 1 - k) % 2 === 0) break;
-      }
+      i = closingQuote(text, i);
+      if (i < 0) return members; // unterminated: JSON.parse reports it with its position
     } else if (c === 0x3a) {
       members++;
     } else if (c === 0x7b || c === 0x5b) {
@@ -53,6 +46,22 @@ export function countJsonMembers(text: string, maxDepth: number): number {
     }
   }
   return members;
+}
+
+/**
+ * The position of the quote that closes the string opened at `open`, or -1 when it is never
+ * closed: the next quote, unless an odd run of backslashes before it escapes it.
+ */
+export function closingQuote(text: string, open: number): number {
+  let i = open;
+  for (;;) {
+    const q = text.indexOf('"', i + 1);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (text.charCodeAt(k) === 0x5c) k--;
+    i = q;
+    if ((q - 1 - k) % 2 === 0) return q;
+  }
 }
 
 /** INVALID_REQUEST `json_too_deep` at `position`. */
@@ -118,19 +127,12 @@ export class DuplicateScan {
     for (; i < n && this.duplicate === null; i++) {
       const c = text.charCodeAt(i);
       if (c === 0x22) {
-        // Jump to the closing quote; an odd run of backslashes before a quote escapes it.
         const start = i;
-        for (;;) {
-          const q = text.indexOf('"', i + 1);
-          if (q < 0) {
-            // Unterminated: JSON.parse reports it with its position.
-            this.#i = text.length;
-            return;
-          }
-          let k = q - 1;
-          while (text.charCodeAt(k) === 0x5c) k--;
-          i = q;
-          if ((q - 1 - k) % 2 === 0) break;
+        i = closingQuote(text, start);
+        if (i < 0) {
+          // Unterminated: JSON.parse reports it with its position.
+          this.#i = text.length;
+          return;
         }
         if (top?.expectKey) {
           top.expectKey = false;
