@@ -78,6 +78,8 @@ export class SocketSession {
   readonly #subs = new Map<string, Subscription>();
   #next = 1;
   #closed = false;
+  /** Aborted once the socket is closing: requests still running (a synthesis) stop their work. */
+  readonly #gone = new AbortController();
   /** Called once the connection authenticated (it then no longer counts as anonymous). */
   onAuthenticated: () => void = () => {};
 
@@ -129,6 +131,7 @@ export class SocketSession {
         version: this.#options.version ?? VERSION,
         session: this,
         subscribed: [],
+        signal: this.#gone.signal,
       };
       const answer = await dispatcher.handleText(text, ctx);
       if (answer) this.send(answer);
@@ -160,9 +163,13 @@ export class SocketSession {
     this.#socket.send(text);
   }
 
-  /** Sends nothing more and stops every subscription (and the replay of any): the socket is closing. */
+  /**
+   * Sends nothing more, stops every subscription (and the replay of any) and cancels the
+   * requests still running: the socket is closing.
+   */
   #end(): void {
     this.#closed = true;
+    this.#gone.abort();
     for (const sub of this.#subs.values()) sub.stop?.();
     this.#subs.clear();
   }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { ErrorBody } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
 import { VERSION } from "../lib/version.js";
+import { closeSignal } from "./closeSignal.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
@@ -51,6 +52,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
         },
       },
       handler: async (request, reply) => {
+        let signal: AbortSignal | undefined;
         const out = await spendingNonce(options.authenticator, request.caller, async () =>
           route.run({
             hub: options.hub,
@@ -59,6 +61,10 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
             params: request.params as Record<string, string>,
             query: (request.query ?? {}) as Record<string, number | string | undefined>,
             body: (request.body ?? {}) as Record<string, unknown>,
+            get signal() {
+              signal ??= closeSignal(reply.raw);
+              return signal;
+            },
           }),
         );
         if (out instanceof Answer) {

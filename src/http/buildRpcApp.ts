@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Responses } from "../api/schemas.js";
 import { withLimits } from "../contract/limits.js";
 import { VERSION } from "../lib/version.js";
+import { closeSignal } from "./closeSignal.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
@@ -25,11 +26,16 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
     "/",
     { bodyLimit: limits.pushBodyBytes, config: { auth: "optional", rawBodyOnly: true } },
     async (request, reply) => {
+      let signal: AbortSignal | undefined;
       const ctx = {
         hub: options.hub,
         registry: options.registry,
         caller: request.caller,
         version: options.version ?? VERSION,
+        get signal() {
+          signal ??= closeSignal(reply.raw);
+          return signal;
+        },
       };
       const answer = await dispatcher.handleBytes(request.rawBody, ctx);
       if (answer === null) return reply.code(204).send();

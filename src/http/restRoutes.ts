@@ -39,6 +39,8 @@ export interface RouteContext<R extends RouteSchemas = RouteSchemas> {
   params: Part<R["params"]>;
   query: Part<R["querystring"]>;
   body: Part<R["body"]>;
+  /** Aborted when the client's connection closes before the answer (made when first read). */
+  readonly signal: AbortSignal;
 }
 
 export interface RestRoute<R extends RouteSchemas = RouteSchemas> {
@@ -104,7 +106,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Synthesize a model, rules and protections from a description",
     auth: "optional",
     schema: { body: S.SynthesizeBody, response: S.Responses.any },
-    run: ({ hub, caller, body }) => hub.synthesize(caller, body),
+    // A client that hangs up cancels the language model's call (docs/synthesis.md).
+    run: ({ hub, caller, body, signal }) => hub.synthesize(caller, body, { signal }),
   }),
   route({
     method: "GET",

@@ -14,6 +14,11 @@ export interface RpcContext {
   registry: AccessRegistry;
   caller: Caller;
   version: string;
+  /**
+   * Aborted when the caller is gone (the HTTP connection closed before the answer, or the
+   * socket closed); absent where nobody can go away.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface RpcMethod<C extends RpcContext = RpcContext, P = Record<string, unknown>> {
@@ -107,7 +112,11 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     auth: true,
     run: ({ hub, caller }, p) => hub.withdrawProposal(caller, p.contract_id, p.hash),
   }),
-  synthesize: rpcMethod({ params: S.SynthesizeBody, run: ({ hub, caller }, p) => hub.synthesize(caller, p) }),
+  synthesize: rpcMethod({
+    params: S.SynthesizeBody,
+    // A caller that hangs up cancels the language model's call (docs/synthesis.md).
+    run: ({ hub, caller, signal }, p) => hub.synthesize(caller, p, signal === undefined ? {} : { signal }),
+  }),
   listTemplates: rpcMethod({ params: None, run: ({ hub }) => hub.listTemplates() }),
   getTemplate: rpcMethod({
     params: Type.Object({ id: S.TemplateParams.properties.id }),

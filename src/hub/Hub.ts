@@ -35,7 +35,7 @@ import { readAssetsPage } from "./assets/readAssetsPage.js";
 import { createContract } from "./createContract.js";
 import { EventBus } from "./EventBus.js";
 import type { EngineSettings } from "./engineContext.js";
-import type { HubApi } from "./HubApi.js";
+import type { HubApi, SynthesizeOptions } from "./HubApi.js";
 import { HubContext } from "./HubContext.js";
 import { HeavyWork } from "./heavy/HeavyWork.js";
 import { synthesisWork } from "./heavy/synthesisWork.js";
@@ -440,9 +440,9 @@ export class Hub implements HubApi {
 
   // ---- synthesis and templates --------------------------------------------------------
 
-  synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult> {
+  synthesize(caller: Caller, body: SynthesizeBody, opts: SynthesizeOptions = {}): Promise<SynthesisResult> {
     if (this.synthesis === undefined) return Promise.reject(unavailable("synthesize"));
-    return this.synthesis.synthesize(caller, body, synthesisWork(this.ctx.work, caller));
+    return this.synthesis.synthesize(caller, body, synthesisWork(this.ctx.work, caller), opts.signal);
   }
 
   listTemplates(): TemplateSummary[] {

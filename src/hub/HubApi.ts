@@ -46,6 +46,15 @@ export type {
 } from "../api/responses.js";
 export type { CreateContractBody, SubmitCommitBody } from "../api/schemas.js";
 
+/** How a transport runs one synthesis: the core only sees a signal, never a connection. */
+export interface SynthesizeOptions {
+  /**
+   * Aborted by the transport when the caller is gone (its connection closed before the answer):
+   * the language model's call under way is cancelled (docs/synthesis.md).
+   */
+  signal?: AbortSignal;
+}
+
 export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
   /** `include: "state"` adds each listed contract's `state: {current_state, current_states}` (docs/api.md). */
@@ -120,7 +129,7 @@ export interface HubApi extends ProposalApi {
     q: { pending?: unknown; limit?: unknown; offset?: unknown },
   ): Promise<IncomingSendsResult>;
   /** UNAVAILABLE when the hub was built without synthesis. */
-  synthesize(caller: Caller, body: SynthesizeBody): Promise<SynthesisResult>;
+  synthesize(caller: Caller, body: SynthesizeBody, opts?: SynthesizeOptions): Promise<SynthesisResult>;
   /** UNAVAILABLE when the hub was built without a template catalogue. */
   listTemplates(): TemplateSummary[];
   getTemplate(id: string): Template;

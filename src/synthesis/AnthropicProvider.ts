@@ -38,6 +38,7 @@ export class AnthropicProvider implements LlmProvider {
       },
       timeoutMs: this.config.timeoutMs,
       ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { content?: unknown };

@@ -23,6 +23,11 @@ export interface CompleteOptions {
   schema?: { name: string; schema: Record<string, unknown> };
   /** The synthesis request's deadline: the call, its retries and any re-send end by it. */
   deadline?: SynthesisDeadline;
+  /**
+   * Aborted when the request's caller went away: the call under way is aborted and rejects
+   * with INVALID_REQUEST `client_aborted` (see cancelledError), and no retry is made.
+   */
+  signal?: AbortSignal;
 }
 
 /**

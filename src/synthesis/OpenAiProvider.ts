@@ -68,6 +68,7 @@ export class OpenAiProvider implements LlmProvider {
       body,
       timeoutMs: this.config.timeoutMs,
       ...(opts.deadline !== undefined ? { deadline: opts.deadline } : {}),
+      ...(opts.signal !== undefined ? { signal: opts.signal } : {}),
       secret: this.config.apiKey,
       ...(this.config.retryDelayMs !== undefined ? { retryDelayMs: this.config.retryDelayMs } : {}),
     })) as { choices?: Array<{ message?: { content?: unknown } }> };

@@ -2,6 +2,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
 import { ANSWER_SCHEMA, ANSWER_SCHEMA_NAME } from "./answerSchema.js";
 import { buildPrompt, promptText } from "./buildPrompt.js";
+import { cancelledError } from "./cancelledError.js";
 import type { CandidateCheck } from "./checkCandidate.js";
 import type { LlmPrompt, LlmProvider } from "./LlmProvider.js";
 import { type ParsedAnswer, parseAnswer } from "./parseAnswer.js";
@@ -66,19 +67,30 @@ function partiesOf(parsed: ParsedAnswer, model: string): string[] {
  * not yet asked, is UPSTREAM_ERROR `upstream_timeout` with `deadline_ms`. The result never
  * holds a model that fails to parse: without a usable model after the repair round, the
  * pattern synthesizer answers when it recognises the description, else UPSTREAM_ERROR
- * (`invalid_answer`). Rules that still fail are dropped, each with a warning.
+ * (`invalid_answer`). Rules that still fail are dropped, each with a warning. Once `signal`
+ * aborts (the caller went away) the call under way is aborted and nothing more is asked or
+ * checked: INVALID_REQUEST `client_aborted`.
  */
 export async function llmSynthesize(
   provider: LlmProvider,
   description: string,
   hint?: string,
   work: SynthesisWork = inlineWork(),
+  signal?: AbortSignal,
 ): Promise<SynthesisResult> {
   const prompt = buildPrompt(description, hint, templateForHint(hint));
   // One deadline for the answer, its retries and the repair round: each call gets what is left of it.
   const deadline = provider.deadlineMs === undefined ? undefined : new SynthesisDeadline(provider.deadlineMs);
-  const structured = { schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA }, deadline };
+  const structured = {
+    schema: { name: ANSWER_SCHEMA_NAME, schema: ANSWER_SCHEMA },
+    deadline,
+    ...(signal !== undefined ? { signal } : {}),
+  };
+  // Not even the first call for a caller already gone (a provider may not look at the signal).
+  if (signal?.aborted) throw cancelledError();
   const first = await provider.complete(prompt, structured);
+  // An answer nobody will read is not checked (worker time charged to the caller) nor repaired.
+  if (signal?.aborted) throw cancelledError();
   let parsed = parseAnswer(first);
   let check = await work.check(parsed.model, parsed.rules);
   const warnings: string[] = [];

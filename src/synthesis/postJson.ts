@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { ContractError } from "../contract/ContractError.js";
+import { cancelledError } from "./cancelledError.js";
 import type { SynthesisDeadline } from "./SynthesisDeadline.js";
 
 export interface PostJsonOptions {
@@ -14,6 +15,11 @@ export interface PostJsonOptions {
    * starts once too little of it is left.
    */
   deadline?: SynthesisDeadline;
+  /**
+   * Aborted when the caller went away: the attempt under way is aborted (its connection
+   * closed), no retry is made, and the call rejects with INVALID_REQUEST `client_aborted`.
+   */
+  signal?: AbortSignal;
   /** Extra attempts after a transient failure (429, 5xx, network error). */
   retries?: number;
   /** Pause before a retry; a shorter `retry-after` wins. */
@@ -118,19 +124,23 @@ function isTimeout(err: unknown): boolean {
  * timeout is not retried, so the worst case stays bounded. Every failure is UPSTREAM_ERROR
  * with `details.reason`: upstream_timeout (with `timeout_ms`, and `deadline_ms` when the
  * deadline ended it), upstream_unreachable, upstream_status (with `status`),
- * upstream_bad_json, upstream_too_large (a body over `maxResponseBytes`, not retried).
+ * upstream_bad_json, upstream_too_large (a body over `maxResponseBytes`, not retried); an
+ * aborted `signal` is INVALID_REQUEST `client_aborted`, at once and whatever else failed.
  */
 export async function postJson(url: string, opts: PostJsonOptions): Promise<unknown> {
   const doFetch = opts.fetchImpl ?? fetch;
   const attempts = 1 + (opts.retries ?? 1);
   let last: ContractError | undefined;
+  const cancelled = () => opts.signal?.aborted === true;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     if (attempt > 1) {
       const pause = opts.retryDelayMs ?? 250;
       // A retry that could only start at the deadline is not made: the failure it would retry is the answer.
       if (opts.deadline !== undefined && opts.deadline.left() <= pause) throw last!;
-      await sleep(pause);
+      // The pause ends early when the caller goes away (then the check below answers).
+      await sleep(pause, undefined, opts.signal === undefined ? {} : { signal: opts.signal }).catch(() => {});
     }
+    if (cancelled()) throw cancelledError();
     const left = opts.deadline?.left() ?? Number.POSITIVE_INFINITY;
     if (left <= 0) throw pastDeadline(opts, false);
     // The deadline, not the per-call timeout, ends this attempt when it comes first.
@@ -139,7 +149,8 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
     let text: string;
     let retryAfter: string | null = null;
     try {
-      const signal = AbortSignal.timeout(cut ? Math.ceil(left) : opts.timeoutMs);
+      const timeout = AbortSignal.timeout(cut ? Math.ceil(left) : opts.timeoutMs);
+      const signal = opts.signal === undefined ? timeout : AbortSignal.any([timeout, opts.signal]);
       const res = await doFetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...opts.headers },
@@ -162,6 +173,8 @@ export async function postJson(url: string, opts: PostJsonOptions): Promise<unkn
       text = read;
     } catch (err) {
       if (err instanceof ContractError) throw err;
+      // The caller's abort, not a timeout, when both could have ended it: nobody waits for this answer.
+      if (cancelled()) throw cancelledError();
       if (isTimeout(err)) {
         if (cut) throw pastDeadline(opts, true);
         throw upstream(opts.provider, "upstream_timeout", `did not answer within ${opts.timeoutMs} ms`, {

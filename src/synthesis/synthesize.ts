@@ -16,6 +16,11 @@ export interface SynthesisOptions {
   provider?: LlmProvider | null;
   /** Where the checks of a language model's answer run and who pays (default: in place, free). */
   work?: SynthesisWork;
+  /**
+   * Aborted when the caller went away (its connection closed): the language model's call under
+   * way is aborted and the request rejects with INVALID_REQUEST `client_aborted`.
+   */
+  signal?: AbortSignal;
 }
 
 function invalid(field: string, message: string): ContractError {
@@ -49,7 +54,7 @@ export function readRequest(body: unknown): { description: string; hint?: string
 export async function synthesize(body: unknown, options: SynthesisOptions = {}): Promise<SynthesisResult> {
   const { description, hint } = readRequest(body);
   const provider = options.provider !== undefined ? options.provider : providerFromEnv(options.env ?? process.env);
-  if (provider !== null) return llmSynthesize(provider, description, hint, options.work);
+  if (provider !== null) return llmSynthesize(provider, description, hint, options.work, options.signal);
   const result = patternSynthesize(description, hint);
   if (result !== null) return result;
   const closest = closestPatterns(description);

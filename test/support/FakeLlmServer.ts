@@ -1,3 +1,4 @@
+import { EventEmitter, once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -34,7 +35,11 @@ export function openAiReply(text: string): FakeReply {
  */
 export class FakeLlmServer {
   readonly requests: RecordedRequest[] = [];
+  /** Requests left unanswered (`hang`) whose connection has closed: the client gave up on them. */
+  closedHangs = 0;
   private replies: FakeReply[] = [];
+  /** "change" after each recorded request and each closed hanging connection (see `until`). */
+  private readonly changes = new EventEmitter();
   private constructor(
     private readonly server: Server,
     readonly url: string,
@@ -73,11 +78,23 @@ export class FakeLlmServer {
       // keep the text
     }
     this.requests.push({ method, path, headers, body });
+    this.changes.emit("change");
     const reply = (this.replies.length > 1 ? this.replies.shift() : this.replies[0]) ?? { status: 500 };
-    if (reply.hang) return;
+    if (reply.hang) {
+      res.once("close", () => {
+        this.closedHangs++;
+        this.changes.emit("change");
+      });
+      return;
+    }
     const text = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
     res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
     res.end(text);
+  }
+
+  /** Resolves once `done()` holds, checked now and after each request and each closed hanging connection. */
+  async until(done: (fake: this) => boolean): Promise<void> {
+    while (!done(this)) await once(this.changes, "change");
   }
 
   async close(): Promise<void> {
