@@ -20,6 +20,7 @@ import type { HttpOptions } from "../../src/http/HttpOptions.js";
 import type { RateLimiter } from "../../src/http/RateLimiter.js";
 import type { Hub } from "../../src/hub/Hub.js";
 import type { Caller, CreateContractBody } from "../../src/hub/HubApi.js";
+import type { Store } from "../../src/store/Store.js";
 import { hubOperations } from "../../src/synthesis/hubOperations.js";
 import type { SynthesisQuota } from "../../src/synthesis/SynthesisQuota.js";
 import { TEMPLATE_CATALOGUE } from "../../src/templates/templateCatalogue.js";
@@ -79,6 +80,8 @@ export interface TestAppOptions {
   extras?: boolean;
   /** The hub's custom-predicate runner (default: none, so every custom predicate is false). */
   wasm?: WasmRunner;
+  /** Puts a test's wrapper (noting some calls) between the hub and the real store. */
+  wrapStore?: (store: Store) => Store;
 }
 
 /** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
@@ -93,6 +96,7 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
     ...(extra.hubNow ? { now: extra.hubNow } : {}),
     ...(extra.workBudgetMs !== undefined ? { workBudgetMs: extra.workBudgetMs } : {}),
     ...(extra.wasm ? { wasm: extra.wasm } : {}),
+    ...(extra.wrapStore ? { wrapStore: extra.wrapStore } : {}),
   });
   const options: HttpOptions = {
     hub,

@@ -1,0 +1,96 @@
+/**
+ * A long push (docs/security.md, "Hostile load: expensive work"): its shape checks and its
+ * decisions yield to the event loop in the hub's shared slices. They ran in one go each, so a
+ * push of 10,000 commits held the event loop 0.5–1 s (shape checks and decisions about
+ * 0.3 s each on the shared test machine) and `GET /health` waited as long.
+ *
+ * How it is seen, by ordering: `GET /health` is sent as the hub's push begins (Hub.push
+ * wrapped), and the store's append of the pushed commits (which comes after every shape check
+ * and decision) notes whether its answer had come back by then.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { signRequest } from "../src/auth/signRequest.js";
+import { buildRpcApp } from "../src/http/buildRpcApp.js";
+import type { Store } from "../src/store/Store.js";
+import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
+
+/** Commits of one push: enough work for many slices, far under the limits. */
+const COMMITS = 5_000;
+
+describe("long pushes", () => {
+  let t: TestApp;
+  let rpc: FastifyInstance;
+  let restUrl: string;
+  let rpcUrl: string;
+  /** What finished, in order: "health", "append" and "push". */
+  let order: string[] = [];
+
+  before(async () => {
+    // The store notes each append of commits (what follows a push's checks and decisions).
+    t = await testApp("rest", {
+      wrapStore: (store) =>
+        new Proxy(store, {
+          get: (target, prop) => {
+            if (prop !== "appendCommits") {
+              const value = Reflect.get(target, prop, target) as unknown;
+              return typeof value === "function" ? value.bind(target) : value;
+            }
+            return (...args: Parameters<Store["appendCommits"]>) => {
+              order.push("append");
+              return target.appendCommits(...args);
+            };
+          },
+        }),
+    });
+    // `GET /health` is sent as the hub's push begins.
+    const push = t.hub.push.bind(t.hub);
+    t.hub.push = (...args: Parameters<typeof push>) => {
+      void fetch(`${restUrl}/health`).then(async (res) => {
+        assert.equal(res.status, 200);
+        await res.text();
+        order.push("health");
+      });
+      return push(...args);
+    };
+    rpc = await buildRpcApp(t.options);
+    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    await rpc.close();
+    await t.close();
+  });
+
+  async function post(url: string, path: string, body: string) {
+    const headers = {
+      "content-type": "application/json",
+      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body }),
+    };
+    const res = await fetch(url + path, { method: "POST", headers, body });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  it("answers GET /health while a push of a new contract is checked and decided (REST)", async () => {
+    const id = "long-push-new";
+    const genesis = genesisFor(id, t.owner);
+    const commits = [genesis, ...postsAfter(id, genesis.hash, COMMITS - 1)];
+    order = [];
+    const answer = await post(restUrl, `/contracts/${id}/push`, JSON.stringify({ commits }));
+    order.push("push");
+    assert.deepEqual([answer.status, answer.body.pushed, answer.body.head], [200, COMMITS, commits.at(-1)!.hash]);
+    assert.deepEqual(order, ["health", "append", "push"]);
+  });
+
+  it("answers GET /health while a push onto a known contract is checked and decided (JSON-RPC)", async () => {
+    const { id, head } = await t.contract();
+    const commits = postsAfter(id, head, COMMITS);
+    order = [];
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "push", params: { contract_id: id, commits } });
+    const answer = await post(rpcUrl, "/", body);
+    order.push("push");
+    assert.deepEqual(answer.body.result, { pushed: COMMITS, head: commits.at(-1)!.hash });
+    assert.deepEqual(order, ["health", "append", "push"]);
+  });
+});
