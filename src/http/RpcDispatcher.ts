@@ -34,6 +34,14 @@ export interface RpcDispatcherOptions {
   onInternal?: (err: unknown, method: string) => void;
 }
 
+/**
+ * About how many characters the answers of one batch may hold: the calls after those whose
+ * answers reached it are not run. One call answers at most about 8 MiB (a page of the log, a
+ * pull), so without it a batch of 100 such calls built an answer of 800 MB (more than a
+ * string may hold: the batch failed as INTERNAL after seconds of work).
+ */
+export const BATCH_ANSWER_CHARS = 16 * 1024 * 1024;
+
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const METHOD_NOT_FOUND = -32601;
@@ -55,36 +63,49 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
    * error (-32700, `body_not_utf8`), as REST refuses them; the request was signed over these
    * bytes, so nothing may run on a text with replaced characters.
    */
-  async handleBytes(raw: Buffer, ctx: C): Promise<RpcResponse | RpcResponse[] | null> {
+  async handleBytes(raw: Buffer, ctx: C): Promise<string | null> {
     let text: string;
     try {
       text = decodeUtf8(raw);
     } catch (err) {
-      return parseError(err);
+      return JSON.stringify(parseError(err));
     }
     return this.handleText(text, ctx, raw.length);
   }
 
   /**
-   * Answers a request text; null when there is nothing to send (only notifications). A long
-   * text is parsed in slices charged to the caller's work budget (decodeJsonBody.ts), whose
-   * refusal is the caller's -32029, not a parse error.
+   * Answers a request text with the JSON text to send; null when there is nothing to send
+   * (only notifications). A long text is parsed in slices charged to the caller's work
+   * budget (decodeJsonBody.ts), whose refusal is the caller's -32029, not a parse error.
    */
-  async handleText(text: string, ctx: C, size = Buffer.byteLength(text)): Promise<RpcResponse | RpcResponse[] | null> {
+  async handleText(text: string, ctx: C, size = Buffer.byteLength(text)): Promise<string | null> {
     let value: unknown;
     try {
       value = await parseJsonText(text, this.#options.maxDepth, ctx.hub.ticker(ctx.caller));
     } catch (err) {
-      if (err instanceof ContractError && err.code === "RATE_LIMITED") return failure(null, toRpcError(err));
-      return parseError(err);
+      if (err instanceof ContractError && err.code === "RATE_LIMITED") {
+        return JSON.stringify(failure(null, toRpcError(err)));
+      }
+      return JSON.stringify(parseError(err));
     }
     return this.handleValue(value, ctx, size);
   }
 
-  /** Answers a parsed request or batch; `size` is the request's byte length. */
-  async handleValue(value: unknown, ctx: C, size = 0): Promise<RpcResponse | RpcResponse[] | null> {
-    if (!Array.isArray(value)) return this.#one(value, ctx, size);
-    if (value.length === 0) return failure(null, invalid("a batch must hold at least one request"));
+  /**
+   * Answers a parsed request or batch with the JSON text to send; `size` is the request's
+   * byte length. The calls of a batch run one at a time, in order (a batch of writes to one
+   * contract must apply as written), and the event loop takes a turn after each: a call that
+   * answers from memory or the store yields only to promise callbacks, so the 100 calls of a
+   * batch ran as one piece of work (100 pages of the log held the event loop about a second).
+   * Each answer is serialized as it comes, and once the answers reach BATCH_ANSWER_CHARS the
+   * remaining calls are not run: each is answered -32013 `batch_answer_too_large`.
+   */
+  async handleValue(value: unknown, ctx: C, size = 0): Promise<string | null> {
+    if (!Array.isArray(value)) {
+      const answer = await this.#one(value, ctx, size, true);
+      return answer === null ? null : JSON.stringify(answer);
+    }
+    if (value.length === 0) return JSON.stringify(failure(null, invalid("a batch must hold at least one request")));
     if (value.length > this.#options.maxBatch) {
       const err = new ContractError(
         "PAYLOAD_TOO_LARGE",
@@ -94,18 +115,23 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
           limit: this.#options.maxBatch,
         },
       );
-      return failure(null, toRpcError(err));
+      return JSON.stringify(failure(null, toRpcError(err)));
     }
-    const out: RpcResponse[] = [];
-    // In order, one at a time: a batch of writes to one contract must apply as written.
-    for (const item of value) {
-      const r = await this.#one(item, ctx, size);
-      if (r) out.push(r);
+    const out: string[] = [];
+    let chars = 0;
+    for (const [i, item] of value.entries()) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const r = await this.#one(item, ctx, size, chars < BATCH_ANSWER_CHARS);
+      if (r === null) continue;
+      const text = JSON.stringify(r);
+      chars += text.length;
+      out.push(text);
     }
-    return out.length > 0 ? out : null;
+    return out.length > 0 ? `[${out.join(",")}]` : null;
   }
 
-  async #one(req: unknown, ctx: C, size: number): Promise<RpcResponse | null> {
+  /** Answers one request; `run` false answers it `batch_answer_too_large` without running it. */
+  async #one(req: unknown, ctx: C, size: number, run: boolean): Promise<RpcResponse | null> {
     if (req === null || typeof req !== "object" || Array.isArray(req)) {
       return failure(null, invalid("a request must be an object"));
     }
@@ -118,7 +144,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
     const rid = (hasId ? id : null) as string | number | null;
     if (r.jsonrpc !== "2.0") return failure(rid, invalid('jsonrpc must be "2.0"'));
     if (typeof r.method !== "string") return failure(rid, invalid("method must be a string"));
-    const answer = await this.#call(r.method, r.params, ctx, size);
+    const answer = run ? await this.#call(r.method, r.params, ctx, size) : { error: notRun() };
     if (!hasId) return null;
     return "error" in answer ? failure(rid, answer.error) : { jsonrpc: "2.0", id: rid, result: answer.result };
   }
@@ -189,6 +215,16 @@ export function failure(id: string | number | null, error: RpcError): RpcRespons
 
 function dataOf(err: ContractError): RpcError["data"] {
   return err.details === undefined ? { code: err.code } : { code: err.code, details: err.details };
+}
+
+/** The answer of a call a batch did not run: the answers before it reached BATCH_ANSWER_CHARS. */
+function notRun(): RpcError {
+  const err = new ContractError(
+    "PAYLOAD_TOO_LARGE",
+    `Not run: the answers of the calls before it in the batch reached the limit of ${BATCH_ANSWER_CHARS} characters`,
+    { reason: "batch_answer_too_large", limit: BATCH_ANSWER_CHARS },
+  );
+  return toRpcError(err);
 }
 
 /** The -32700 answer for a body that cannot be read as JSON, with the refusal's code and details as data. */

@@ -134,7 +134,7 @@ export class SocketSession {
         signal: this.#gone.signal,
       };
       const answer = await dispatcher.handleText(text, ctx);
-      if (answer) this.send(answer);
+      if (answer !== null) this.#sendText(answer);
       this.#release(ctx.subscribed);
     });
     this.send({
