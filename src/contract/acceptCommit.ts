@@ -46,7 +46,7 @@ export async function acceptCommit(
   const limits = ctx.limits ?? DEFAULT_LIMITS;
   const commit = ctx.prevalidated
     ? (raw as WireCommit)
-    : validateCommitShape(raw, { contractId: state.contractId, limits });
+    : validateCommitShape(raw, { contractId: state.contractId, limits, stored: ctx.trusted === true });
   if (commit.parent !== state.head) {
     throw new ContractError(
       "CONFLICT",

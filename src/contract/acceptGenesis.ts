@@ -24,7 +24,7 @@ export async function acceptGenesis(
   ctx: EngineContext,
 ): Promise<{ state: ContractState; stored: StoredCommit }> {
   const limits = ctx.limits ?? DEFAULT_LIMITS;
-  const commit = validateCommitShape(raw, { contractId, limits });
+  const commit = validateCommitShape(raw, { contractId, limits, stored: ctx.trusted === true });
   if (commit.parent !== null) {
     throw new ContractError("VALIDATION_FAILED", "Cannot create contract: its first commit must have parent null", {
       reason: "genesis_position",

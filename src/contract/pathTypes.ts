@@ -80,8 +80,11 @@ function checkIdKey(path: string, hex: string): void {
 /**
  * Throws unless `value` matches the type of `path`'s extension (docs/language.md). `.modality`
  * text must parse as a model or a rule; `.wasm` must be base64 of a module WebAssembly accepts.
+ * `stored`: the value is read back from the hub's own store (a trusted replay, whose commit
+ * hash is recomputed, so the value is the one checked when its commit was appended); a
+ * `.wasm` string is then not checked again (see ShapeContext.stored).
  */
-export function checkValueForPath(path: string, value: unknown, limits: Limits = DEFAULT_LIMITS): void {
+export function checkValueForPath(path: string, value: unknown, limits: Limits = DEFAULT_LIMITS, stored = false): void {
   const ext = checkTypedPath(path);
   const wrong = (expected: string): never =>
     fail(path, `Cannot accept value for "${path}": ${ext} needs ${expected}, got ${describe(value)}`, "value_type", {
@@ -110,6 +113,7 @@ export function checkValueForPath(path: string, value: unknown, limits: Limits =
       }
       return;
     case ".wasm": {
+      if (stored && typeof value === "string") return;
       // A big value the hub checked already (on its worker pool, see wasmValueMemo.ts) is a lookup here.
       const outcome = wasmValueOutcome(value);
       if (outcome === "not_base64") wrong("base64 of a WebAssembly module");
@@ -196,7 +200,7 @@ export function checkModalityText(
  * `/model/default.modality` models, `/reposts/<source_contract_id>/<path>` reposts, and the
  * genesis model and rules. Structure (which fields are present) is validateCommitShape's job.
  */
-export function checkOperationPaths(op: Operation, limits: Limits = DEFAULT_LIMITS): void {
+export function checkOperationPaths(op: Operation, limits: Limits = DEFAULT_LIMITS, stored = false): void {
   const path = op.path;
   switch (op.method) {
     case "post": {
@@ -210,7 +214,7 @@ export function checkOperationPaths(op: Operation, limits: Limits = DEFAULT_LIMI
           "reserved_path",
         );
       }
-      checkValueForPath(path, op.value, limits);
+      checkValueForPath(path, op.value, limits, stored);
       return;
     }
     case "rule":
@@ -235,7 +239,7 @@ export function checkOperationPaths(op: Operation, limits: Limits = DEFAULT_LIMI
           "repost_path",
         );
       }
-      checkValueForPath(path, op.value, limits);
+      checkValueForPath(path, op.value, limits, stored);
       return;
     }
     case "genesis": {

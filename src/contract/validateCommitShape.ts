@@ -24,6 +24,15 @@ export interface ShapeContext {
    * computed here, once, from the normalized operations, instead of being checked.
    */
   computeHash?: boolean;
+  /**
+   * The commit is read back from the hub's own store (a trusted replay: loading a contract,
+   * stepping a cached state forward, a subscription's replay). Its hash is recomputed here,
+   * so its values are those checked when it was appended: `.wasm` values are not validated
+   * again (hundreds of milliseconds on the event loop for a module of megabytes; the store
+   * is trusted as for its signers, docs/storage.md). Never for a log from elsewhere
+   * (`verify`, a pull into a working copy).
+   */
+  stored?: boolean;
 }
 
 const OPERATION_KEYS = new Set(["method", "path", "value", "action"]);
@@ -108,7 +117,7 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
   }
   for (const [i, op] of data.entries()) {
     try {
-      checkOperationPaths(op, limits);
+      checkOperationPaths(op, limits, ctx.stored === true);
     } catch (err) {
       if (err instanceof ContractError && err.details) err.details.operation = i;
       throw err;

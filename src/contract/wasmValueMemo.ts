@@ -34,8 +34,8 @@ export const WASM_MEMO_MIN_CHARS = 64 * 1024;
  * Outcomes kept, least recently used out (a digest and a word each, under 1 MiB in all): the
  * big values of sixteen pushes of 16 MiB, so other requests' values do not push out those
  * of a request between its check on the pool and its shape check. Kept past the request, an
- * outcome also spares the replays of the same process (loading the contract again) the
- * validation.
+ * outcome also spares a later check of the same value in this process the validation. (The
+ * hub's replays of its own store do not validate `.wasm` values: ShapeContext.stored.)
  */
 const KEPT = 4096;
 
