@@ -16,8 +16,13 @@ export interface PredicateResult {
   cause?: string;
 }
 
-/** Runs custom WASM predicates; the engine passes the module bytes it found at `/_code/custom/<name>.wasm`. */
-export type WasmRunner = (moduleBytes: Uint8Array, input: unknown) => Promise<PredicateResult>;
+/**
+ * Runs custom WASM predicates; the engine passes the module bytes it found at
+ * `/_code/custom/<name>.wasm` (a copy the runner may keep), and for a big module their SHA-256
+ * in hex, which the engine computed once for all its evaluations (customModuleMemo.ts), so
+ * the runner need not hash megabytes again to find its compilation.
+ */
+export type WasmRunner = (moduleBytes: Uint8Array, input: unknown, moduleDigest?: string) => Promise<PredicateResult>;
 
 /**
  * An asset effect the engine accepted locally; the hub checks the cross-contract part

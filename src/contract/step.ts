@@ -9,6 +9,7 @@ import { isPredicate, propertyKey } from "../lang/properties.js";
 import { evaluateBuiltin, isBuiltinPredicate, type PredicateInput, pathCovers } from "./builtinPredicates.js";
 import type { Operation } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
+import { decodeCustomModule } from "./customModuleMemo.js";
 import type { PredicateResult, WasmRunner } from "./EngineContext.js";
 
 /** Methods whose operations need a transition that names them (docs/language.md). */
@@ -229,11 +230,13 @@ async function evaluateCustom(p: Property, facts: CommitFacts): Promise<Predicat
   if (encoded === undefined)
     return { valid: false, gas_used: 0, errors: [`no predicate module at ${CUSTOM_CODE_PREFIX}${p.name}.wasm`] };
   if (facts.wasm === null) throw wasmDisabledError(p);
-  return facts.wasm(Buffer.from(encoded, "base64"), {
-    args: p.args ?? [],
-    contract_id: facts.contractId,
-    ...customInput(facts),
-  });
+  // A big module is decoded and hashed once, not at each of its evaluations (customModuleMemo.ts).
+  const module = decodeCustomModule(encoded);
+  return facts.wasm(
+    module.bytes,
+    { args: p.args ?? [], contract_id: facts.contractId, ...customInput(facts) },
+    module.digest,
+  );
 }
 
 /**

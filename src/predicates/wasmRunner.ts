@@ -39,9 +39,9 @@ export interface ClosableWasmRunner extends WasmRunner {
 export function createWasmRunner(opts: WasmRunnerOptions = {}): ClosableWasmRunner {
   const { runner: given, workers, ...limits } = opts;
   const runner = given ?? new WasmPredicateRunner(workers === undefined ? {} : { workers });
-  const run = async (moduleBytes: Uint8Array, input: unknown): Promise<PredicateResult> => {
+  const run = async (moduleBytes: Uint8Array, input: unknown, moduleDigest?: string): Promise<PredicateResult> => {
     const bytes = await predicateInputBytes(input as WasmPredicateInput);
-    const result = await runner.evaluateBytes(moduleBytes, bytes, limits);
+    const result = await runner.evaluateBytes(moduleBytes, bytes, limits, moduleDigest);
     const { valid, gas_used, errors, cause } = result;
     return cause === undefined ? { valid, gas_used, errors } : { valid, gas_used, errors, cause };
   };

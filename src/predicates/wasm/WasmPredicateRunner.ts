@@ -78,16 +78,21 @@ export class WasmPredicateRunner {
     return this.evaluateBytes(moduleBytes, new TextEncoder().encode(json), opts);
   }
 
-  /** `evaluate` on an input document already serialised (UTF-8 JSON). */
+  /**
+   * `evaluate` on an input document already serialised (UTF-8 JSON). `moduleDigest`: the
+   * SHA-256 (hex) of `moduleBytes` when the caller knows it (the engine's big modules), so
+   * that finding the compilation does not hash megabytes again; it must be that digest.
+   */
   async evaluateBytes(
     moduleBytes: Uint8Array,
     input: Uint8Array,
     opts: WasmPredicateOptions = {},
+    moduleDigest?: string,
   ): Promise<WasmPredicateResult> {
     const gasLimit = opts.gasLimit ?? DEFAULT_GAS_LIMIT;
     if (!Number.isSafeInteger(gasLimit) || gasLimit < 0)
       throw new RangeError(`gasLimit must be a safe non-negative integer`);
-    const compiled = await compilePredicate(moduleBytes, opts.maxMemoryPages ?? DEFAULT_MAX_MEMORY_PAGES);
+    const compiled = await compilePredicate(moduleBytes, opts.maxMemoryPages ?? DEFAULT_MAX_MEMORY_PAGES, moduleDigest);
     if (!compiled.ok) return failure("invalid_module", 0, compiled.error);
     return new Promise((resolve) => {
       this.queue.push({

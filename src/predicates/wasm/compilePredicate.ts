@@ -27,10 +27,16 @@ export const INLINE_BYTES = 64 * 1024;
 /**
  * Instruments and compiles a predicate module, memoised by SHA-256 of its bytes and the
  * page limit (which is written into the instrumented memory section). Rejections are
- * cached too: the same bytes always fail the same way.
+ * cached too: the same bytes always fail the same way. `digest` is that SHA-256 (hex) when
+ * the caller has it already (the engine hashes a big module once: customModuleMemo.ts);
+ * hashing an 11 MB module takes 15-25 ms of the event loop.
  */
-export function compilePredicate(bytes: Uint8Array, maxMemoryPages: number): Promise<CompiledPredicate> {
-  const key = `${createHash("sha256").update(bytes).digest("hex")}:${maxMemoryPages}`;
+export function compilePredicate(
+  bytes: Uint8Array,
+  maxMemoryPages: number,
+  digest?: string,
+): Promise<CompiledPredicate> {
+  const key = `${digest ?? createHash("sha256").update(bytes).digest("hex")}:${maxMemoryPages}`;
   return cache.get(key, compiledWeight(bytes), () => compile(bytes, maxMemoryPages));
 }
 
