@@ -176,3 +176,41 @@ describe("long bodies and the work budget", () => {
     assert.equal(theirs.statusCode, 400);
   });
 });
+
+describe("arrays and objects per body", () => {
+  let t: TestApp;
+  let rpc: FastifyInstance;
+  let restUrl: string;
+  let rpcUrl: string;
+
+  before(async () => {
+    t = await testApp("rest", { limits: { jsonContainers: 5_000 } });
+    rpc = await buildRpcApp(t.options);
+    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
+    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    await rpc.close();
+    await t.close();
+  });
+
+  /** A body over 64 KiB with 6,001 arrays: over the limit of 5,000 set above. */
+  const MANY = `[${Array.from({ length: 3_000 }, () => `[[${" ".repeat(20)}]]`).join(",")}]`;
+
+  it("refuses a body with more arrays and objects than the limit: REST 413, JSON-RPC -32013", async () => {
+    const path = "/contracts/many/push";
+    const headers = {
+      "content-type": "application/json",
+      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body: MANY }),
+    };
+    const res = await fetch(restUrl + path, { method: "POST", headers, body: MANY });
+    const body = (await res.json()) as { code: string; details: { reason: string; limit: number } };
+    assert.deepEqual(
+      [res.status, body.code, body.details.reason, body.details.limit],
+      [413, "PAYLOAD_TOO_LARGE", "json_too_many_containers", 5_000],
+    );
+    const answer = await fetch(rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: MANY });
+    const { error } = (await answer.json()) as { error: { code: number; data: { details: { reason: string } } } };
+    assert.deepEqual([error.code, error.data.details.reason], [-32013, "json_too_many_containers"]);
+  });
+});

@@ -136,6 +136,11 @@ export interface ParseLimits {
   maxDepth?: number;
   /** Maximum text length in UTF-16 code units; longer is PAYLOAD_TOO_LARGE. */
   maxLength?: number;
+  /**
+   * Maximum arrays and objects in the text (parseJsonInSlices only; a text of 64 KiB cannot
+   * hold many); more is PAYLOAD_TOO_LARGE `json_too_many_containers`.
+   */
+  maxContainers?: number;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface Limits {
   attestationsPerCommit: number;
   /** Maximum nesting of arrays and objects in any JSON value. */
   jsonDepth: number;
+  /** Maximum arrays and objects in one request body or WebSocket frame. */
+  jsonContainers: number;
   rpcBatch: number;
   ruleTextBytes: number;
   modelTextBytes: number;
@@ -31,6 +33,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   signaturesPerCommit: 32,
   attestationsPerCommit: 16,
   jsonDepth: 64,
+  jsonContainers: 1_000_000,
   rpcBatch: 100,
   ruleTextBytes: 64 * 1024,
   modelTextBytes: 1024 * 1024,

@@ -158,6 +158,19 @@ describe("parseJsonInSlices", () => {
     assert.deepEqual(turns, ["take", "give", "take", "give"]);
   });
 
+  it("refuses more arrays and objects than its limit before rebuilding any, naming where", async () => {
+    const text = `[${Array.from({ length: 10 }, () => "[[]]").join(",")}]`;
+    const tick = async () => {};
+    assert.equal(((await parseJsonInSlices(text, { maxContainers: 21 }, { tick })) as unknown[]).length, 10);
+    await assert.rejects(parseJsonInSlices(text, { maxContainers: 20 }, { tick }), (err: ContractError) => {
+      assert.deepEqual(
+        [err.code, err.details?.reason, err.details?.limit, err.details?.position],
+        ["PAYLOAD_TOO_LARGE", "json_too_many_containers", 20, text.length - 4],
+      );
+      return true;
+    });
+  });
+
   it("parses a light text in one piece, without ticking", async () => {
     const { outcome, ticks } = await slicedOutcome('{"a":[1,2,3]}', { weight: 16_384, chars: 256 * 1024 });
     assert.deepEqual(outcome, { value: { a: [1, 2, 3] } });

@@ -26,6 +26,8 @@ export type RpcResponse =
 export interface RpcDispatcherOptions {
   maxBatch: number;
   maxDepth: number;
+  /** Arrays and objects one request text may hold (docs/security.md). */
+  maxContainers: number;
   /** Requests larger than this (bytes) may only call `largeBody` methods. */
   bodyBytes: number;
   /** Cheap checks of any method's params before its schema walks them (count limits). */
@@ -81,9 +83,11 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
   async handleText(text: string, ctx: C, size = Buffer.byteLength(text)): Promise<string | null> {
     let value: unknown;
     try {
-      value = await parseJsonText(text, this.#options.maxDepth, ctx.hub.ticker(ctx.caller));
+      const limits = { jsonDepth: this.#options.maxDepth, jsonContainers: this.#options.maxContainers };
+      value = await parseJsonText(text, limits, ctx.hub.ticker(ctx.caller));
     } catch (err) {
-      if (err instanceof ContractError && err.code === "RATE_LIMITED") {
+      // A text refused for its size or its sender's budget is not malformed: its own code.
+      if (err instanceof ContractError && (err.code === "RATE_LIMITED" || err.code === "PAYLOAD_TOO_LARGE")) {
         return JSON.stringify(failure(null, toRpcError(err)));
       }
       return JSON.stringify(parseError(err));

@@ -473,7 +473,14 @@ test("a client disconnected for not reading (1013) has its subscription's replay
       logger: false,
     };
     const session = new SocketSession(socket as unknown as WebSocket, caller, options);
-    session.start(new RpcDispatcher<SocketContext>(SOCKET_METHODS, { maxBatch: 10, maxDepth: 64, bodyBytes: 1 << 20 }));
+    session.start(
+      new RpcDispatcher<SocketContext>(SOCKET_METHODS, {
+        maxBatch: 10,
+        maxDepth: 64,
+        maxContainers: 1_000_000,
+        bodyBytes: 1 << 20,
+      }),
+    );
     watching = true;
     const request = { jsonrpc: "2.0", id: 1, method: "subscribe", params: { contract_id: id, since: 0 } };
     socket.emit("message", Buffer.from(JSON.stringify(request)), false);

@@ -18,6 +18,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
   const dispatcher = new RpcDispatcher(RPC_METHODS, {
     maxBatch: limits.rpcBatch,
     maxDepth: limits.jsonDepth,
+    maxContainers: limits.jsonContainers,
     bodyBytes: limits.bodyBytes,
     precheck: (params) => checkCountLimits(params, limits),
     onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error in JSON-RPC"),

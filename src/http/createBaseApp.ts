@@ -191,7 +191,7 @@ export async function createBaseApp(
     // Credentials that identified no key (none should pass): the address pays after all.
     else if (keyWillPay(request)) limiter.take(byIp);
     if (!request.routeOptions.config.rawBodyOnly && request.body !== undefined) {
-      request.body = await decodeJsonBody(request.rawBody, limits.jsonDepth, options.hub.ticker(request.caller));
+      request.body = await decodeJsonBody(request.rawBody, limits, options.hub.ticker(request.caller));
     }
   });
   app.addHook("onResponse", async (request, reply) => {

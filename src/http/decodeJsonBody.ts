@@ -1,4 +1,5 @@
 import { safeJsonParse } from "../contract/canonicalJson.js";
+import type { Limits } from "../contract/limits.js";
 import { parseJsonInSlices } from "../contract/parseJsonInSlices.js";
 import { decodeUtf8 } from "./decodeUtf8.js";
 
@@ -7,6 +8,9 @@ import { decodeUtf8 } from "./decodeUtf8.js";
  * (nested empty arrays) takes under 10 ms; of 1 MiB, the limit of most routes, over 100 ms.
  */
 export const SLICED_JSON_CHARS = 64 * 1024;
+
+/** The limits a JSON text from a client is parsed under (docs/security.md). */
+export type JsonLimits = Pick<Limits, "jsonDepth" | "jsonContainers">;
 
 let lastTurn: Promise<void> = Promise.resolve();
 
@@ -30,17 +34,17 @@ export function heavyJsonTurn(): Promise<() => void> {
  * parser (depth, duplicate names, big integers, `__proto__`); a long one in slices between
  * `tick`s, which yield the event loop to others and charge the sender's work budget.
  */
-export function parseJsonText(text: string, maxDepth: number | undefined, tick: () => Promise<void>): Promise<unknown> {
-  const limits = maxDepth === undefined ? {} : { maxDepth };
-  if (text.length < SLICED_JSON_CHARS) return Promise.resolve().then(() => safeJsonParse(text, limits));
-  return parseJsonInSlices(text, limits, { tick, turn: heavyJsonTurn });
+export function parseJsonText(text: string, limits: JsonLimits, tick: () => Promise<void>): Promise<unknown> {
+  const parse = { maxDepth: limits.jsonDepth, maxContainers: limits.jsonContainers };
+  if (text.length < SLICED_JSON_CHARS) return Promise.resolve().then(() => safeJsonParse(text, parse));
+  return parseJsonInSlices(text, parse, { tick, turn: heavyJsonTurn });
 }
 
 /**
  * A request body parsed as JSON, refusing bytes that are not UTF-8 instead of silently
  * replacing them. An empty body is `undefined`, so the route's schema reports the missing body.
  */
-export async function decodeJsonBody(raw: Buffer, maxDepth: number | undefined, tick: () => Promise<void>) {
+export async function decodeJsonBody(raw: Buffer, limits: JsonLimits, tick: () => Promise<void>) {
   if (raw.length === 0) return undefined;
-  return parseJsonText(decodeUtf8(raw), maxDepth, tick);
+  return parseJsonText(decodeUtf8(raw), limits, tick);
 }

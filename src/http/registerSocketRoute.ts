@@ -13,6 +13,7 @@ export function registerSocketRoute(app: FastifyInstance, options: HttpOptions):
   const dispatcher = new RpcDispatcher<SocketContext>(SOCKET_METHODS, {
     maxBatch: limits.rpcBatch,
     maxDepth: limits.jsonDepth,
+    maxContainers: limits.jsonContainers,
     bodyBytes: limits.bodyBytes,
     precheck: (params) => checkCountLimits(params, limits),
     onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error over /ws"),
