@@ -60,14 +60,17 @@ export async function loadLogKey(store: Store, choice: LogKeyChoice = {}): Promi
 
 /**
  * The refusal of a store asked for its seed when it records a log key it holds no seed for:
- * the key was given to the hub as a file, and a seed made now would be another key.
+ * the key was given to the hub as a file, or the store's own seed is gone (a data directory
+ * restored without its `log-key.json`), and a seed made now would be another key.
  */
 export function noSeedForLogKey(recordedHex: string): ContractError {
   const recorded = IDENTITY_PREFIX + recordedHex;
   return new ContractError(
     "INTERNAL",
-    `This store records the log key ${recorded} but does not hold it: it was given to the hub as a file. ` +
-      "Start every hub on this store with --log-key and that key's file (docs/transparency.md)",
+    `This store records the log key ${recorded} but does not hold it: it was given to the hub as a file, ` +
+      "or the store's own copy (log-key.json of a SQLite data directory, tlog_key on PostgreSQL) is gone. " +
+      "Start every hub on this store with --log-key and that key's file, or put the store's copy back " +
+      "(docs/transparency.md)",
     { reason: "log_key_mismatch", recorded },
   );
 }
