@@ -13,6 +13,7 @@ import { dataWrites } from "./dataWrites.js";
 import type { AssetOperation, EngineContext } from "./EngineContext.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { replayStates } from "./replayStates.js";
+import { RULE_MEMO_MIN_CHARS } from "./ruleParseMemo.js";
 import { actionLabelsOf, type StoredCommit } from "./StoredCommit.js";
 import {
   type CommitFacts,
@@ -193,6 +194,8 @@ async function newRuleRecords(ops: readonly Operation[], index: number, ctx: Eng
   const records: RuleRecord[] = [];
   for (const op of ops) {
     if (op.method !== "rule") continue;
+    // As in acceptGenesis: the request's tick comes between big rules.
+    if ((op.value as string).length >= RULE_MEMO_MIN_CHARS) await ctx.tick?.();
     const record = parseRuleRecord(op.value as string, op.path ?? null, index - 1);
     // Not on a trusted replay of the hub's own store: see acceptGenesis.
     if (!ctx.trusted) checkRuleFormula(record);

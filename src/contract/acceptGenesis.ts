@@ -8,6 +8,7 @@ import { dataWrites } from "./dataWrites.js";
 import type { EngineContext } from "./EngineContext.js";
 import { normalizeIdentity } from "./hex.js";
 import { DEFAULT_LIMITS } from "./limits.js";
+import { RULE_MEMO_MIN_CHARS } from "./ruleParseMemo.js";
 import type { StoredCommit } from "./StoredCommit.js";
 import { validateCommitShape } from "./validateCommitShape.js";
 import { verifySigners } from "./verifySigners.js";
@@ -42,10 +43,17 @@ export async function acceptGenesis(
   const owner = normalizeIdentity(genesis.owner, "genesis owner");
   const model: GoverningModel | null =
     genesis.model === null ? null : await (ctx.compileModel ?? compileGoverningModel)(genesis.model, limits);
-  const rules: RuleRecord[] = genesis.rules.map((text) => parseRuleRecord(text, null, 0));
-  // Admission checks of new rules; a trusted replay of the hub's own store keeps what the
-  // rules of its day admitted, so tightening them never turns a stored contract CORRUPTED.
-  if (!ctx.trusted) for (const rule of rules) checkGenesisRule(rule);
+  const rules: RuleRecord[] = [];
+  for (const text of genesis.rules) {
+    // A big rule's parse and formula checks take milliseconds each: the request's tick comes
+    // between them (ordinary rules never tick, so they are neither charged nor refused).
+    if (text.length >= RULE_MEMO_MIN_CHARS) await ctx.tick?.();
+    const rule = parseRuleRecord(text, null, 0);
+    // Admission checks of new rules; a trusted replay of the hub's own store keeps what the
+    // rules of its day admitted, so tightening them never turns a stored contract CORRUPTED.
+    if (!ctx.trusted) checkGenesisRule(rule);
+    rules.push(rule);
+  }
   const current = model === null ? [] : [...model.lts.initialStates].sort((a, b) => a - b);
   if (model !== null && rules.length > 0) {
     const check = ctx.checkRules ?? checkRulesInline;

@@ -1,12 +1,13 @@
 import type { RuleDecl } from "../lang/ast.js";
 import { ModelError } from "../lang/checkErrors.js";
 import { compileModelSteps } from "../lang/Lts.js";
-import { ParseError, parseRule } from "../lang/parser.js";
+import { ParseError } from "../lang/parser.js";
 import { runSteps, runStepsAsync, type Steps } from "../lang/Steps.js";
 import { ContractError } from "./ContractError.js";
 import type { GoverningModel, RuleRecord } from "./ContractState.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { parseModelMemoSteps } from "./modelParseMemo.js";
+import { parseRuleMemo } from "./ruleParseMemo.js";
 
 /** Parses and compiles a contract's model text; errors are VALIDATION_FAILED (`model_invalid`) or 413 past the state limit. */
 export function compileGoverningModel(text: string, limits: Limits = DEFAULT_LIMITS): GoverningModel {
@@ -53,7 +54,7 @@ function* compileGoverningModelSteps(text: string, limits: Limits): Steps<Govern
 export function parseRuleRecord(text: string, path: string | null, anchorIndex: number): RuleRecord {
   let decl: RuleDecl;
   try {
-    decl = parseRule(text);
+    decl = parseRuleMemo(text);
   } catch (err) {
     if (err instanceof ParseError) {
       throw new ContractError("VALIDATION_FAILED", `Cannot add rule${path ? ` ${path}` : ""}: ${err.message}`, {

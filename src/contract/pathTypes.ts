@@ -1,10 +1,11 @@
-import { ParseError, parseRule } from "../lang/parser.js";
+import { ParseError } from "../lang/parser.js";
 import { CONTRACT_ID_PATTERN, MODEL_PATH, type Operation } from "./Commit.js";
 import { ContractError } from "./ContractError.js";
 import { isLowerHex, typeName } from "./hex.js";
 import { parseIsoDate, parseIsoDateTime } from "./isoDate.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
 import { parseModelMemo } from "./modelParseMemo.js";
+import { parseRuleMemo } from "./ruleParseMemo.js";
 import { wasmValueOutcome } from "./wasmValueMemo.js";
 import { assertStrongKey } from "./weakPublicKey.js";
 
@@ -156,7 +157,8 @@ export function checkModalityText(
     );
   }
   const errors: ParseError[] = [];
-  // A big model text the hub parsed already (in slices, see modelParseMemo.ts) is a lookup here.
+  // A big model or rule text the hub parsed already (in slices, see modelParseMemo.ts and
+  // ruleParseMemo.ts) is a lookup here.
   // For "any", a text over the rule limit can only be a model: the rule parse (not sliced) is
   // not tried on it, so a megabyte that fails as a model cannot hold the event loop for a
   // second parse (docs/security.md).
@@ -165,9 +167,9 @@ export function checkModalityText(
     kind === "model"
       ? [parseModelMemo]
       : kind === "rule"
-        ? [parseRule]
+        ? [parseRuleMemo]
         : ruleFits
-          ? [parseModelMemo, parseRule]
+          ? [parseModelMemo, parseRuleMemo]
           : [parseModelMemo];
   for (const parse of parsers) {
     try {
@@ -190,7 +192,7 @@ export function checkModalityText(
     line: best.line,
     column: best.column,
     // What the text was parsed as: a text over the rule limit is only tried as a model.
-    tried: parsers.map((parse) => (parse === parseRule ? "rule" : "model")),
+    tried: parsers.map((parse) => (parse === parseRuleMemo ? "rule" : "model")),
   });
 }
 

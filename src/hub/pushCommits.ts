@@ -92,8 +92,6 @@ export async function pushCommits(
     cached === undefined
       ? null
       : { head: cached.head, batch: new SignatureBatch(cached.data), verdicts: [] as Promise<string[] | undefined>[] };
-  // Big model texts are parsed in slices first; the shape checks below find them parsed.
-  await hub.work.preparse(caller, raw, limits);
   // A commit refused here is named by its hash only: its place in the log is read under the lock.
   // The shape checks and, under the lock, the decisions yield to the event loop in the hub's
   // shared slices: 10,000 commits took 0.3 s of shape checks and as long again of decisions
@@ -104,6 +102,9 @@ export async function pushCommits(
   try {
     for (const [i, c] of raw.entries()) {
       shaping = i;
+      // Big model and rule texts are parsed in slices first, one commit at a time (the rule
+      // memo holds one commit's texts); the shape check finds them parsed.
+      await hub.work.preparse(caller, [c], limits);
       const commit = validateCommitShape(c, { contractId: id, limits });
       early?.verdicts.push(early.batch.add(commit));
       commits.push(commit);

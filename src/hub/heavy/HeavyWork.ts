@@ -5,10 +5,12 @@ import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
 import { compileGoverningModelSliced } from "../../contract/compileGoverningModel.js";
 import { DEFAULT_LIMITS, type Limits } from "../../contract/limits.js";
 import { parseModelSliced } from "../../contract/modelParseMemo.js";
+import { parseRulesSliced } from "../../contract/ruleParseMemo.js";
 import { type keyedWasmValueCheck, rememberWasmValue } from "../../contract/wasmValueMemo.js";
 import type { EngineSettings } from "../engineContext.js";
 import type { Caller } from "../HubApi.js";
 import { bigModelTexts } from "./bigModelTexts.js";
+import { bigRuleTexts } from "./bigRuleTexts.js";
 import { bigWasmValues } from "./bigWasmValues.js";
 import type { CheckRulesPayload } from "./checkRulesTask.js";
 import { TimeSlice, yieldSometimes } from "./TimeSlice.js";
@@ -132,20 +134,23 @@ export class HeavyWork {
   }
 
   /**
-   * Parses the big model texts of `commits` (as received) in slices charged to `caller`, so
-   * that the synchronous syntax checks of their shape, and the compile, find them parsed
-   * (modelParseMemo.ts) instead of spending hundreds of milliseconds in one go. A text over
+   * Parses the big model and rule texts of `commits` (as received) in slices charged to
+   * `caller`, so that the synchronous syntax checks of their shape, the compile and the rules'
+   * decisions find them parsed (modelParseMemo.ts, ruleParseMemo.ts) instead of spending
+   * hundreds of milliseconds in one go (a rule text is one slice's piece at most). A text over
    * 64 KiB is admitted by the caller's budget first, as its compile would be. Big `.wasm`
    * values are validated on the worker pool first, for the same reason.
    */
   async preparse(caller: Caller | null, commits: readonly unknown[], limits: Limits = DEFAULT_LIMITS): Promise<void> {
     await this.#prevalidateWasm(caller, commits);
     const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
-    if (texts.length === 0) return;
+    const rules = commits.flatMap((c) => bigRuleTexts(c, limits.ruleTextBytes));
+    if (texts.length === 0 && rules.length === 0) return;
     if (texts.some((t) => t.length > BIG_MODEL)) this.admit(caller);
     const slice = this.slice(caller);
     try {
       for (const text of texts) await parseModelSliced(text, slice.tick);
+      await parseRulesSliced(rules, slice.tick);
     } finally {
       slice.done();
     }

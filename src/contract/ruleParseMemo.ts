@@ -1,0 +1,108 @@
+/**
+ * The outcome of parsing each big rule text of the last commit or so. A rule text may be
+ * 64 KiB, a few milliseconds to parse (tens while the parser is cold), and one commit may
+ * carry dozens of them, each parsed by the shape check and again by the rule's decision: the
+ * hub parses each big text once, one text per slice (`parseRulesSliced`), and every later
+ * parse of it is a lookup. Small texts are parsed each time (cheaper than remembering).
+ *
+ * Entries are found without hashing the text: V8 hashes strings longer than 16 K characters
+ * by their length alone, so a Map keyed by many texts of one length would compare them in
+ * full on every lookup. A fingerprint (the length and a few dozen characters spread over the
+ * text) picks the candidates and `===` confirms one (customModuleMemo.ts does the same).
+ */
+import type { RuleDecl } from "../lang/ast.js";
+import { ParseError, parseRule } from "../lang/parser.js";
+import { MEMO_MIN_CHARS } from "./modelParseMemo.js";
+
+/** Texts at least this long (in characters) are remembered. */
+export const RULE_MEMO_MIN_CHARS = MEMO_MIN_CHARS;
+/** Outcomes kept, least recently used out: the rule texts of one commit (64 operations at most). */
+const KEPT = 64;
+/** How long outcomes are kept after the last one was added: the request that parsed them, and a retry. */
+const KEPT_MS = 30_000;
+/** Characters sampled for the fingerprint. */
+const SAMPLES = 48;
+
+interface Entry {
+  text: string;
+  fingerprint: string;
+  outcome: RuleDecl | ParseError;
+}
+
+let entries: Entry[] = [];
+let parses = 0;
+let expiry: NodeJS.Timeout | undefined;
+
+function fingerprint(text: string): string {
+  const n = text.length;
+  let out = `${n}:`;
+  for (let i = 0; i < SAMPLES; i++) out += text[Math.floor((i * (n - 1)) / (SAMPLES - 1))];
+  return out;
+}
+
+function lookUp(text: string, print: string): Entry | undefined {
+  const at = entries.findIndex((e) => e.fingerprint === print && e.text === text);
+  if (at < 0) return undefined;
+  const entry = entries[at]!;
+  entries.splice(at, 1);
+  entries.push(entry);
+  return entry;
+}
+
+function remember(entry: Entry): void {
+  entries.push(entry);
+  if (entries.length > KEPT) entries.shift();
+  // The syntax trees of 64 texts are megabytes: dropped once no request has added any for a while.
+  clearTimeout(expiry);
+  expiry = setTimeout(forgetRuleParses, KEPT_MS).unref();
+}
+
+/** `parseRule` through the memo (throws the ParseError a remembered text failed with). */
+export function parseRuleMemo(text: string): RuleDecl {
+  if (text.length < RULE_MEMO_MIN_CHARS) return parseRule(text);
+  const print = fingerprint(text);
+  let entry = lookUp(text, print);
+  if (entry === undefined) {
+    parses++;
+    let outcome: RuleDecl | ParseError;
+    try {
+      outcome = parseRule(text);
+    } catch (err) {
+      if (!(err instanceof ParseError)) throw err;
+      outcome = err;
+    }
+    entry = { text, fingerprint: print, outcome };
+    remember(entry);
+  }
+  if (entry.outcome instanceof ParseError) throw entry.outcome;
+  return entry.outcome;
+}
+
+/**
+ * Parses `texts` (rule texts as received, not validated yet) one per step, awaiting `tick`
+ * before each, so that the synchronous parses that follow find them remembered. The rule
+ * parser reads a formula in one go (it cannot pause inside one), so a text is the smallest
+ * piece. A text that does not parse is remembered with its error; nothing is thrown for it.
+ */
+export async function parseRulesSliced(texts: readonly string[], tick: () => Promise<void> | void): Promise<void> {
+  for (const text of texts) {
+    await tick();
+    try {
+      parseRuleMemo(text);
+    } catch (err) {
+      if (!(err instanceof ParseError)) throw err;
+    }
+  }
+}
+
+/** How many big rule texts were parsed (not found remembered) since the process started (tests). */
+export function ruleTextParses(): number {
+  return parses;
+}
+
+/** Forgets every outcome (tests, and KEPT_MS after the last one was added). */
+export function forgetRuleParses(): void {
+  entries = [];
+  clearTimeout(expiry);
+  expiry = undefined;
+}
