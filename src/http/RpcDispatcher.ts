@@ -10,6 +10,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { parseJsonText } from "./decodeJsonBody.js";
 import { decodeUtf8 } from "./decodeUtf8.js";
 import { rpcCodeOf } from "./errorTable.js";
+import { JsonText } from "./JsonText.js";
 import type { RpcContext, RpcMethod } from "./rpcMethods.js";
 import { toContractError } from "./toContractError.js";
 import { errorField } from "./validatorCompiler.js";
@@ -107,7 +108,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
   async handleValue(value: unknown, ctx: C, size = 0): Promise<string | null> {
     if (!Array.isArray(value)) {
       const answer = await this.#one(value, ctx, size, true);
-      return answer === null ? null : JSON.stringify(answer);
+      return answer === null ? null : answerText(answer);
     }
     if (value.length === 0) return JSON.stringify(failure(null, invalid("a batch must hold at least one request")));
     if (value.length > this.#options.maxBatch) {
@@ -127,7 +128,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
       if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const r = await this.#one(item, ctx, size, chars < BATCH_ANSWER_CHARS);
       if (r === null) continue;
-      const text = JSON.stringify(r);
+      const text = answerText(r);
       chars += text.length;
       out.push(text);
     }
@@ -205,6 +206,18 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
       return { error: toRpcError(mapped) };
     }
   }
+}
+
+/**
+ * The JSON text of an answer: JSON.stringify, except that a result already serialized in
+ * slices (JsonText, a page of the log) is put in as it is, in the place and with the key
+ * order JSON.stringify gives it.
+ */
+function answerText(r: RpcResponse): string {
+  if ("result" in r && r.result instanceof JsonText) {
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(r.id)},"result":${r.result.text}}`;
+  }
+  return JSON.stringify(r);
 }
 
 /** The JSON-RPC error object of a ContractError (`data: {code, details}`). */

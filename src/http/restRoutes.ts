@@ -10,6 +10,7 @@ import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { Caller, HubApi } from "../hub/HubApi.js";
 import type { AuthMode } from "./createBaseApp.js";
+import { logPageResponse } from "./logPageResponse.js";
 import { pullResponse } from "./pullResponse.js";
 
 /** A response whose status is decided per request. */
@@ -131,7 +132,13 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Log entries, oldest first",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
-    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id, query),
+    // Streamed (logPageResponse.ts), with the content type fastify gives the JSON it serializes.
+    run: async ({ hub, caller, params, query }) =>
+      new Answer(
+        200,
+        logPageResponse(await hub.getLogText(caller, params.id, query)),
+        "application/json; charset=utf-8",
+      ),
   }),
   route({
     method: "GET",
@@ -139,7 +146,13 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Commits as log entries (same as the log)",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.PageQuery, response: S.Responses.log },
-    run: ({ hub, caller, params, query }) => hub.getLog(caller, params.id, query),
+    // Streamed (logPageResponse.ts), with the content type fastify gives the JSON it serializes.
+    run: async ({ hub, caller, params, query }) =>
+      new Answer(
+        200,
+        logPageResponse(await hub.getLogText(caller, params.id, query)),
+        "application/json; charset=utf-8",
+      ),
   }),
   route({
     method: "POST",

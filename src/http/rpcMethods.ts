@@ -7,6 +7,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { Caller, HubApi } from "../hub/HubApi.js";
+import { JsonText } from "./JsonText.js";
 
 /** What a method runs with; the WebSocket adapter adds its session. */
 export interface RpcContext {
@@ -59,13 +60,16 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
   }),
   getContract: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getContract(caller, p.contract_id) }),
   getContractState: rpcMethod({ params: ById, run: ({ hub, caller }, p) => hub.getState(caller, p.contract_id) }),
+  // A page of the log is up to about 8 MiB: serialized in pieces (HubApi.getLogText), not in one go.
   getLog: rpcMethod({
     params: Paged,
-    run: ({ hub, caller }, { contract_id, limit, offset }) => hub.getLog(caller, contract_id, { limit, offset }),
+    run: async ({ hub, caller }, { contract_id, limit, offset }) =>
+      JsonText.from(await hub.getLogText(caller, contract_id, { limit, offset })),
   }),
   getCommits: rpcMethod({
     params: Paged,
-    run: ({ hub, caller }, { contract_id, limit, offset }) => hub.getLog(caller, contract_id, { limit, offset }),
+    run: async ({ hub, caller }, { contract_id, limit, offset }) =>
+      JsonText.from(await hub.getLogText(caller, contract_id, { limit, offset })),
   }),
   getCommit: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),

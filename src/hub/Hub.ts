@@ -40,6 +40,7 @@ import { HubContext } from "./HubContext.js";
 import { HeavyWork } from "./heavy/HeavyWork.js";
 import { synthesisWork } from "./heavy/synthesisWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
+import { jsonChunks } from "./jsonChunks.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { listContracts } from "./listContracts.js";
 import { nonNegativeInteger } from "./pageQuery.js";
@@ -322,6 +323,10 @@ export class Hub implements HubApi {
 
   getLog(caller: Caller, id: string, q: PageQuery) {
     return readLogPage(this.ctx, caller, id, q);
+  }
+
+  async getLogText(caller: Caller, id: string, q: PageQuery) {
+    return jsonChunks(await this.getLog(caller, id, q));
   }
 
   async getCommit(caller: Caller, id: string, hash: string) {

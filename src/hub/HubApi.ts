@@ -72,6 +72,12 @@ export interface HubApi extends ProposalApi {
   }>;
   getState(caller: Caller, id: string): Promise<StateView>;
   getLog(caller: Caller, id: string, q: PageQuery): Promise<{ commits: LogEntry[]; total: number }>;
+  /**
+   * The JSON text of getLog's page (exactly JSON.stringify of it) in pieces built entry by
+   * entry, the event loop served in between: a page is up to about 8 MiB. Refusals (no such
+   * contract, no access, a bad query) come before the first piece.
+   */
+  getLogText(caller: Caller, id: string, q: PageQuery): Promise<AsyncIterable<string>>;
   getCommit(caller: Caller, id: string, hash: string): Promise<LogEntry>;
   submitCommit(
     caller: Caller,

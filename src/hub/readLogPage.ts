@@ -3,6 +3,7 @@ import type { PageQuery } from "../api/schemas.js";
 import type { LogEntry } from "../contract/Commit.js";
 import { toLogEntry } from "../contract/StoredCommit.js";
 import type { HubContext } from "./HubContext.js";
+import { yieldSometimes } from "./heavy/TimeSlice.js";
 import { pageQuery } from "./pageQuery.js";
 
 /**
@@ -32,6 +33,8 @@ export async function readLogPage(
     bytes += 512 + (entry.value === undefined ? 0 : valueBytes(entry.value));
     if (commits.length > 0 && bytes > LOG_PAGE_BYTES) break;
     commits.push(entry);
+    // Reading a page near its bound is tens of milliseconds: the loop serves others meanwhile.
+    await yieldSometimes();
   }
   return { commits, total: record.length };
 }
