@@ -15,8 +15,8 @@ import type { FastifyInstance } from "fastify";
 import { WebSocket } from "ws";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildCommit } from "../src/contract/engine.js";
-import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { BATCH_ANSWER_CHARS } from "../src/http/RpcDispatcher.js";
+import { askHealth, listenRestAndRpc } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 interface RpcAnswer {
@@ -50,17 +50,11 @@ describe("long JSON-RPC batches", () => {
       order.push("call");
       if (!sentHealth) {
         sentHealth = true;
-        void fetch(`${restUrl}/health`).then(async (res) => {
-          assert.equal(res.status, 200);
-          await res.text();
-          order.push("health");
-        });
+        void askHealth(restUrl, order);
       }
       return getContract(...args);
     };
-    rpc = await buildRpcApp(t.options);
-    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+    ({ restUrl, rpcUrl, rpc } = await listenRestAndRpc(t));
     // 90 commits of a 100,000-character value each: about 9 MiB of log.
     const genesis = genesisFor(big, t.owner);
     const commits = [genesis];

@@ -14,8 +14,8 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { WebSocket } from "ws";
 import { signRequest } from "../src/auth/signRequest.js";
-import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import type { Caller } from "../src/hub/HubApi.js";
+import { askHealth, listenRestAndRpc } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** About 2 MiB of `[[[…]]]` elements: tens of thousands of pieces of work, ~60 arrays each. */
@@ -35,11 +35,7 @@ function watchTicks(t: TestApp, restUrl: string): Watch {
     const tick = real(caller);
     return async () => {
       if (watch.ticks++ === 0) {
-        void fetch(`${restUrl}/health`).then(async (res) => {
-          assert.equal(res.status, 200);
-          await res.text();
-          watch.order.push("health");
-        });
+        void askHealth(restUrl, watch.order);
       }
       await tick();
     };
@@ -55,9 +51,7 @@ describe("long bodies", () => {
 
   before(async () => {
     t = await testApp("rest");
-    rpc = await buildRpcApp(t.options);
-    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+    ({ restUrl, rpcUrl, rpc } = await listenRestAndRpc(t));
   });
   after(async () => {
     await rpc.close();
@@ -185,9 +179,7 @@ describe("arrays and objects per body", () => {
 
   before(async () => {
     t = await testApp("rest", { limits: { jsonContainers: 5_000 } });
-    rpc = await buildRpcApp(t.options);
-    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+    ({ restUrl, rpcUrl, rpc } = await listenRestAndRpc(t));
   });
   after(async () => {
     await rpc.close();

@@ -16,8 +16,8 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildCommit } from "../src/contract/engine.js";
-import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { SLICE_MS } from "../src/hub/heavy/TimeSlice.js";
+import { listenRestAndRpc } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 type Page = Awaited<ReturnType<TestApp["hub"]["getLog"]>>;
@@ -35,9 +35,7 @@ describe("long pages of the log", () => {
 
   before(async () => {
     t = await testApp("rest");
-    rpc = await buildRpcApp(t.options);
-    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+    ({ restUrl, rpcUrl, rpc } = await listenRestAndRpc(t));
     // 90 commits of a 100,000-character value each: a page of the log stops near 8 MiB.
     const commits = [genesisFor(big, t.owner)];
     for (let i = 0; i < 90; i++) {

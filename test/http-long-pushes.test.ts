@@ -12,8 +12,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { signRequest } from "../src/auth/signRequest.js";
-import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import type { Store } from "../src/store/Store.js";
+import { askHealth, listenRestAndRpc } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** Commits of one push: enough work for many slices, far under the limits. */
@@ -47,16 +47,10 @@ describe("long pushes", () => {
     // `GET /health` is sent as the hub's push begins.
     const push = t.hub.push.bind(t.hub);
     t.hub.push = (...args: Parameters<typeof push>) => {
-      void fetch(`${restUrl}/health`).then(async (res) => {
-        assert.equal(res.status, 200);
-        await res.text();
-        order.push("health");
-      });
+      void askHealth(restUrl, order);
       return push(...args);
     };
-    rpc = await buildRpcApp(t.options);
-    restUrl = await t.app.listen({ host: "127.0.0.1", port: 0 });
-    rpcUrl = await rpc.listen({ host: "127.0.0.1", port: 0 });
+    ({ restUrl, rpcUrl, rpc } = await listenRestAndRpc(t));
   });
   after(async () => {
     await rpc.close();

@@ -16,6 +16,7 @@ import { signRequest } from "../src/auth/signRequest.js";
 import type { Operation } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { ruleTextParses } from "../src/contract/ruleParseMemo.js";
+import { askHealth } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 
 /** Rules of one request: far under the limits, enough to hold the loop for a long time in one go. */
@@ -44,11 +45,7 @@ describe("commits of many big rule texts", () => {
 
   /** Sends `GET /health` now, noting its answer in `order`. */
   function health(): void {
-    void fetch(`${url}/health`).then(async (res) => {
-      assert.equal(res.status, 200);
-      await res.text();
-      order.push("health");
-    });
+    void askHealth(url, order);
   }
 
   before(async () => {
