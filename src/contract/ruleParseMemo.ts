@@ -31,7 +31,7 @@ interface Entry {
 
 let entries: Entry[] = [];
 let parses = 0;
-let expiry: NodeJS.Timeout | undefined;
+let expiry: ReturnType<typeof setTimeout> | undefined;
 
 function fingerprint(text: string): string {
   const n = text.length;
@@ -54,7 +54,9 @@ function remember(entry: Entry): void {
   if (entries.length > KEPT) entries.shift();
   // The syntax trees of 64 texts are megabytes: dropped once no request has added any for a while.
   clearTimeout(expiry);
-  expiry = setTimeout(forgetRuleParses, KEPT_MS).unref();
+  expiry = setTimeout(forgetRuleParses, KEPT_MS);
+  // Node's timer would keep a process alive; a browser's (the engine runs there too) is a number.
+  (expiry as { unref?: () => void }).unref?.();
 }
 
 /** `parseRule` through the memo (throws the ParseError a remembered text failed with). */
