@@ -22,7 +22,7 @@ import { hubLedger } from "./assets/hubLedger.js";
 import { commitStamp } from "./commitStamp.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
-import { yieldSometimes } from "./heavy/TimeSlice.js";
+import { sliceIsDue, yieldSometimes } from "./heavy/TimeSlice.js";
 
 function conflict(head: string | null, message: string, index?: number): ContractError {
   const details: Record<string, unknown> = { reason: "stale_parent", head };
@@ -104,11 +104,13 @@ export async function pushCommits(
       shaping = i;
       // Big model and rule texts are parsed in slices first, one commit at a time (the rule
       // memo holds one commit's texts); the shape check finds them parsed.
-      await hub.work.preparse(caller, [c], limits);
+      const parsing = hub.work.preparse(caller, [c], limits);
+      if (parsing !== undefined) await parsing;
       const commit = validateCommitShape(c, { contractId: id, limits });
       early?.verdicts.push(early.batch.add(commit));
       commits.push(commit);
-      await yieldSometimes();
+      // Only when due: an await per commit sent the signatures out one message each.
+      if (sliceIsDue()) await yieldSometimes();
     }
   } catch (err) {
     throw namingCommit(err, (raw[shaping] as { hash?: unknown } | null)?.hash);
@@ -210,7 +212,7 @@ export async function pushCommits(
         applyDelta(working, accepted.delta);
         stored.push(accepted.stored);
         views.push(wantViews ? stateView(working) : null);
-        await yieldSometimes();
+        if (sliceIsDue()) await yieldSometimes();
       }
     } catch (err) {
       throw namingCommit(err, fresh[stored.length]?.hash, storedLength + stored.length);

@@ -141,10 +141,25 @@ export class HeavyWork {
    * 64 KiB is admitted by the caller's budget first, as its compile would be. Big `.wasm`
    * values are validated on the worker pool first, for the same reason.
    */
-  async preparse(caller: Caller | null, commits: readonly unknown[], limits: Limits = DEFAULT_LIMITS): Promise<void> {
-    await this.#prevalidateWasm(caller, commits);
+  /*
+   * Undefined, not a promise, when `commits` hold nothing to parse first: a push calls this for
+   * each commit, and an await per commit would send its signatures to the verification workers
+   * one message per commit (see sliceIsDue).
+   */
+  preparse(
+    caller: Caller | null,
+    commits: readonly unknown[],
+    limits: Limits = DEFAULT_LIMITS,
+  ): Promise<void> | undefined {
+    const values = commits.flatMap((c) => bigWasmValues(c));
     const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
     const rules = commits.flatMap((c) => bigRuleTexts(c, limits.ruleTextBytes));
+    if (values.length === 0 && texts.length === 0 && rules.length === 0) return undefined;
+    return this.#preparse(caller, values, texts, rules);
+  }
+
+  async #preparse(caller: Caller | null, values: string[], texts: string[], rules: string[]): Promise<void> {
+    await this.#prevalidateWasm(caller, values);
     if (texts.length === 0 && rules.length === 0) return;
     if (texts.some((t) => t.length > BIG_MODEL)) this.admit(caller);
     const slice = this.slice(caller);
@@ -167,8 +182,7 @@ export class HeavyWork {
    * but the same answer. Values are not deduplicated: a Set of big strings hashes them by
    * length alone, and comparing many of one length costs more than checking them again.
    */
-  async #prevalidateWasm(caller: Caller | null, commits: readonly unknown[]): Promise<void> {
-    const values = commits.flatMap((c) => bigWasmValues(c));
+  async #prevalidateWasm(caller: Caller | null, values: readonly string[]): Promise<void> {
     if (values.length === 0) return;
     this.admit(caller);
     for (const value of values) {
