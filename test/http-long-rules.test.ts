@@ -116,4 +116,21 @@ describe("commits of many big rule texts", () => {
     assert.equal(ruleTextParses() - parsed, RULES);
     assert.deepEqual(order, ["health", "append", "answer"]);
   });
+
+  it("answers GET /health while a commit's big .modality values that are rules are checked, and parses each once", async () => {
+    // A `.modality` value may be a model or a rule: tried as a model first, then as a rule.
+    const { id, head } = await t.contract();
+    const data = Array.from({ length: RULES }, (_, i) => ({
+      method: "post",
+      path: `/texts/t${i}.modality`,
+      value: bigRule(`m${i}`),
+    }));
+    order = [];
+    const parsed = ruleTextParses();
+    const answer = await post(`/contracts/${id}/commits`, { commit: buildCommit(id, head, data as Operation[]) });
+    order.push("answer");
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.equal(ruleTextParses() - parsed, RULES);
+    assert.deepEqual(order, ["health", "append", "answer"]);
+  });
 });
