@@ -101,36 +101,25 @@ describe("commits of many big rule texts", () => {
     assert.deepEqual(order, ["health", "append", "answer"]);
   });
 
-  it("answers GET /health while a commit's big rule operations are checked, and parses each once", async () => {
-    const { id, head } = await t.contract();
-    const data = Array.from({ length: RULES }, (_, i) => ({
-      method: "rule",
-      path: `/rules/r${i}.modality`,
-      value: bigRule(`c${i}`),
-    }));
-    order = [];
-    const parsed = ruleTextParses();
-    const answer = await post(`/contracts/${id}/commits`, { commit: buildCommit(id, head, data as Operation[]) });
-    order.push("answer");
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    assert.equal(ruleTextParses() - parsed, RULES);
-    assert.deepEqual(order, ["health", "append", "answer"]);
-  });
-
-  it("answers GET /health while a commit's big .modality values that are rules are checked, and parses each once", async () => {
-    // A `.modality` value may be a model or a rule: tried as a model first, then as a rule.
-    const { id, head } = await t.contract();
-    const data = Array.from({ length: RULES }, (_, i) => ({
-      method: "post",
-      path: `/texts/t${i}.modality`,
-      value: bigRule(`m${i}`),
-    }));
-    order = [];
-    const parsed = ruleTextParses();
-    const answer = await post(`/contracts/${id}/commits`, { commit: buildCommit(id, head, data as Operation[]) });
-    order.push("answer");
-    assert.equal(answer.status, 201, JSON.stringify(answer.body));
-    assert.equal(ruleTextParses() - parsed, RULES);
-    assert.deepEqual(order, ["health", "append", "answer"]);
-  });
+  // A `.modality` value may be a model or a rule: tried as a model first, then as a rule.
+  for (const [what, method, path, seed] of [
+    ["big rule operations", "rule", "/rules/r", "c"],
+    ["big .modality values that are rules", "post", "/texts/t", "m"],
+  ] as const) {
+    it(`answers GET /health while a commit's ${what} are checked, and parses each once`, async () => {
+      const { id, head } = await t.contract();
+      const data = Array.from({ length: RULES }, (_, i) => ({
+        method,
+        path: `${path}${i}.modality`,
+        value: bigRule(`${seed}${i}`),
+      }));
+      order = [];
+      const parsed = ruleTextParses();
+      const answer = await post(`/contracts/${id}/commits`, { commit: buildCommit(id, head, data as Operation[]) });
+      order.push("answer");
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.equal(ruleTextParses() - parsed, RULES);
+      assert.deepEqual(order, ["health", "append", "answer"]);
+    });
+  }
 });
