@@ -40,9 +40,9 @@ import { HubContext } from "./HubContext.js";
 import { HeavyWork } from "./heavy/HeavyWork.js";
 import { synthesisWork } from "./heavy/synthesisWork.js";
 import { yieldSometimes } from "./heavy/TimeSlice.js";
-import { jsonChunks } from "./jsonChunks.js";
 import { KeyedMutex } from "./KeyedMutex.js";
 import { listContracts } from "./listContracts.js";
+import { logPageText } from "./logPageText.js";
 import { nonNegativeInteger } from "./pageQuery.js";
 import { announceExpired, announceOpen, announceRelayed, StaleAnnouncer } from "./proposals/announceProposalChanges.js";
 import { proposeCommit } from "./proposals/proposeCommit.js";
@@ -326,7 +326,7 @@ export class Hub implements HubApi {
   }
 
   async getLogText(caller: Caller, id: string, q: PageQuery) {
-    return jsonChunks(await this.getLog(caller, id, q));
+    return logPageText(this.ctx, caller, await this.getLog(caller, id, q));
   }
 
   async getCommit(caller: Caller, id: string, hash: string) {

@@ -75,7 +75,8 @@ export interface HubApi extends ProposalApi {
   /**
    * The JSON text of getLog's page (exactly JSON.stringify of it) in pieces built entry by
    * entry, the event loop served in between: a page is up to about 8 MiB. Refusals (no such
-   * contract, no access, a bad query) come before the first piece.
+   * contract, no access, a bad query, a spent work budget for a page past 1 MiB) come before
+   * the first piece; reading the page and building its pieces are charged to the caller.
    */
   getLogText(caller: Caller, id: string, q: PageQuery): Promise<AsyncIterable<string>>;
   getCommit(caller: Caller, id: string, hash: string): Promise<LogEntry>;
