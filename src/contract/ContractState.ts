@@ -70,8 +70,14 @@ export class ContractState {
   /** A copy that can move forward independently (data map copied; models and rules shared, they are immutable). */
   clone(): ContractState {
     return new ContractState({
-      ...this,
+      contractId: this.contractId,
+      owner: this.owner,
+      createdAt: this.createdAt,
+      head: this.head,
+      length: this.length,
+      headTimestamp: this.headTimestamp,
       data: new Map(this.data),
+      model: this.model,
       current: [...this.current],
       rules: [...this.rules],
     });

@@ -4,7 +4,7 @@ import type { CreateContractBody } from "../api/schemas.js";
 import { checkNewContractId } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
 import { acceptGenesis, buildCommit, genesisData, stateView } from "../contract/engine.js";
-import { engineContext } from "./engineContext.js";
+import { type EngineSettings, engineContext } from "./engineContext.js";
 import { genesisInput, readersOf } from "./genesisInput.js";
 import type { HubContext } from "./HubContext.js";
 
@@ -45,7 +45,7 @@ export async function createContract(
       });
     }
     const timestamp = hub.now();
-    const settings = { ...hub.settings, ...hub.work.forRequest(caller) };
+    const settings: EngineSettings = Object.assign({}, hub.settings, hub.work.forRequest(caller));
     const ctx = engineContext(hub.store, id, 0, [], settings, { timestamp });
     const { state, stored } = await acceptGenesis(id, commit, ctx);
     const contract = {

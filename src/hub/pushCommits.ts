@@ -102,8 +102,9 @@ export async function pushCommits(
   try {
     for (const [i, c] of raw.entries()) {
       shaping = i;
-      // Big model and rule texts are parsed in slices first, one commit at a time (the rule
-      // memo holds one commit's texts); the shape check finds them parsed.
+      // Big model and rule texts are parsed in slices first, one commit at a time; the shape
+      // check finds them parsed, and so do the decisions below (the rule memo holds a push's
+      // worth of texts, so the first commits' rules are not parsed again when decided).
       const parsing = hub.work.preparse(caller, [c], limits);
       if (parsing !== undefined) await parsing;
       const commit = validateCommitShape(c, { contractId: id, limits });
@@ -159,10 +160,7 @@ export async function pushCommits(
     let contract: NewContract | undefined;
     let rest = fresh;
     // One checker for the whole push: its model checks share one budget.
-    const settings: EngineSettings = {
-      ...hub.settings,
-      ...hub.work.forRequest(caller),
-    };
+    const settings: EngineSettings = Object.assign({}, hub.settings, hub.work.forRequest(caller));
     const storedLength = state?.length ?? 0;
     // One ledger for the whole push, so each commit sees the asset effects of the earlier ones
     // (handed to the engine once the genesis, if any, is decided).

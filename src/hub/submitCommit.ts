@@ -11,7 +11,7 @@ import { leafOf } from "../contract/StoredCommit.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
 import { hubLedger } from "./assets/hubLedger.js";
 import { commitStamp } from "./commitStamp.js";
-import { engineContext } from "./engineContext.js";
+import { type EngineSettings, engineContext } from "./engineContext.js";
 import type { HubContext } from "./HubContext.js";
 
 /** The fields of the field form, which a `{commit}` body may not carry beside its commit. */
@@ -122,11 +122,7 @@ function submitLocked(
       return { result, created: false };
     }
     const ledger = hubLedger(hub, caller, id, () => state.data);
-    const settings = {
-      ...hub.settings,
-      assets: ledger,
-      ...hub.work.forRequest(caller),
-    };
+    const settings: EngineSettings = Object.assign({}, hub.settings, { assets: ledger }, hub.work.forRequest(caller));
     const ctx = engineContext(hub.store, id, state.length, [], settings, {
       timestamp: commitStamp(hub.now, state),
       prevalidated: true,

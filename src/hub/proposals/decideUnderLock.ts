@@ -40,7 +40,7 @@ export async function decideUnderLock(
     [],
     // The request's: its model checks, compiles and replays share one budget and are charged
     // to whoever sent it, as a commit's are.
-    { ...hub.settings, assets: ledger, ...hub.work.forRequest(payer) },
+    Object.assign({}, hub.settings, { assets: ledger }, hub.work.forRequest(payer)),
     { timestamp: commitStamp(hub.now, state), ...(verifiedSigners !== undefined ? { verifiedSigners } : {}) },
   );
   const decision = await decideProposal(state, commit, ctx);
