@@ -8,12 +8,14 @@
  * How it is seen, by ordering (as in http-long-pushes.test.ts): `GET /health` is sent as the
  * hub's work on the request begins, and the store's append of the commit (which comes after
  * the shape check and the decision) notes whether its answer had come back by then. And by
- * count: each big rule text is parsed once per request.
+ * count: each big rule text is parsed once per request, a push's too: its decisions come after
+ * every commit's shape check, and the hub remembered only 64 parses, so a push of more big
+ * rules than that parsed those of its first commits again when it decided them.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { signRequest } from "../src/auth/signRequest.js";
-import type { Operation } from "../src/contract/Commit.js";
+import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { ruleTextParses } from "../src/contract/ruleParseMemo.js";
 import { askHealth } from "./support/liveTestApp.js";
@@ -21,6 +23,9 @@ import { type TestApp, testApp } from "./support/testApps.js";
 
 /** Rules of one request: far under the limits, enough to hold the loop for a long time in one go. */
 const RULES = 15;
+/** A push's commits and the rule operations of each: more big rules than the 64 parses once remembered. */
+const PUSHED_COMMITS = 3;
+const PUSHED_RULES = 30;
 
 /**
  * A rule text of almost 64 KiB, its formula about 115 levels deep: a chain of boxes over a
@@ -66,7 +71,7 @@ describe("commits of many big rule texts", () => {
         }),
     });
     // `GET /health` is sent as the hub's work on each request begins.
-    for (const name of ["createContract", "submitCommit"] as const) {
+    for (const name of ["createContract", "submitCommit", "push"] as const) {
       const real = (t.hub[name] as (...a: unknown[]) => unknown).bind(t.hub);
       (t.hub as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
         health();
@@ -122,4 +127,25 @@ describe("commits of many big rule texts", () => {
       assert.deepEqual(order, ["health", "append", "answer"]);
     });
   }
+
+  it("answers GET /health while a push's big rule operations are checked, and parses each once", async () => {
+    const { id, head } = await t.contract();
+    const commits: WireCommit[] = [];
+    for (let c = 0, parent = head; c < PUSHED_COMMITS; c++, parent = commits.at(-1)!.hash) {
+      const data = Array.from({ length: PUSHED_RULES }, (_, i) => ({
+        method: "rule",
+        path: `/rules/p${c}r${i}.modality`,
+        value: bigRule(`p${c}r${i}`),
+      }));
+      commits.push(buildCommit(id, parent, data as Operation[]));
+    }
+    order = [];
+    const parsed = ruleTextParses();
+    const answer = await post(`/contracts/${id}/push`, { commits });
+    order.push("answer");
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.pushed, PUSHED_COMMITS);
+    assert.equal(ruleTextParses() - parsed, PUSHED_COMMITS * PUSHED_RULES);
+    assert.deepEqual(order, ["health", "append", "answer"]);
+  });
 });
