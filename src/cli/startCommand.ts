@@ -45,7 +45,13 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     }
     throw err;
   }
-  const logger = pino({ level: env.HUB_LOG_LEVEL ?? "info", base: { service: "contract-hub" } }, pino.destination(2));
+  // Written asynchronously: a synchronous write per request line cost the event loop 3–4 % of
+  // its time under load (docs/benchmarks.md, thirteenth round). pino flushes what is buffered
+  // when the process exits; only a kill -9 can lose the last lines, never a commit.
+  const logger = pino(
+    { level: env.HUB_LOG_LEVEL ?? "info", base: { service: "contract-hub" } },
+    pino.destination({ dest: 2, sync: false }),
+  );
   let store: Store;
   try {
     store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
