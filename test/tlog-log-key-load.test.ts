@@ -118,16 +118,21 @@ describe("a served embedded hub whose log key file cannot be used", () => {
         for (const path of ["/checkpoint", "/checkpoint/key"]) {
           const res = await fetch(`${servers.restUrl}${path}`);
           assert.equal(res.status, 500, path);
-          const body = (await res.json()) as { code: string; details?: { reason?: string } };
+          const text = await res.text();
+          const body = JSON.parse(text) as { code: string; details?: { reason?: string } };
           assert.equal(body.code, "INTERNAL", path);
           assert.equal(body.details?.reason, reason, path);
+          // The operator's file system is not the caller's business: no path in the answer.
+          assert.ok(!text.includes(dir), `${path} answered the data directory: ${text}`);
         }
         const rpc = await fetch(servers.rpcUrl!, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "getCheckpoint" }),
         });
-        const answer = (await rpc.json()) as { error?: { code: number; data?: { code?: string } } };
+        const rpcText = await rpc.text();
+        assert.ok(!rpcText.includes(dir), `getCheckpoint answered the data directory: ${rpcText}`);
+        const answer = JSON.parse(rpcText) as { error?: { code: number; data?: { code?: string } } };
         assert.equal(answer.error?.code, -32603);
         assert.equal(answer.error?.data?.code, "INTERNAL");
       } finally {

@@ -10,16 +10,20 @@ import { decodeHex, encodeHex } from "../contract/hex.js";
 import { generateKeyPair, publicKeyFromSeed } from "../contract/keys.js";
 
 /**
- * Reads the 32-byte seed of a log key file; a missing or malformed file is INTERNAL naming it
+ * Reads the 32-byte seed of a log key file; a missing or malformed file is INTERNAL
  * (`log_key_unreadable`, `log_key_malformed`): the file is the operator's, so a served hub
  * that meets it while answering a request answers a server error, not the caller's 400.
+ * `name` is how the message names the file: its path for `start`, which tells the operator;
+ * a served hub answers callers, so it names the file without the path, and gives only the
+ * system's error code (whose message would carry the path again).
  */
-export function readLogKeyFile(path: string): Buffer {
+export function readLogKeyFile(path: string, name = path): Buffer {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new ContractError("INTERNAL", `Cannot read log key file ${path}: ${(err as Error).message}`, {
+    const why = name === path ? (err as Error).message : ((err as NodeJS.ErrnoException).code ?? "unreadable");
+    throw new ContractError("INTERNAL", `Cannot read log key file ${name}: ${why}`, {
       reason: "log_key_unreadable",
     });
   }
@@ -31,7 +35,7 @@ export function readLogKeyFile(path: string): Buffer {
       throw new Error("public_key does not belong to seed");
     }
   } catch (err) {
-    throw new ContractError("INTERNAL", `Malformed log key file ${path}: ${(err as Error).message}`, {
+    throw new ContractError("INTERNAL", `Malformed log key file ${name}: ${(err as Error).message}`, {
       reason: "log_key_malformed",
     });
   }
@@ -44,8 +48,8 @@ export function readLogKeyFile(path: string): Buffer {
  * fails if the file exists): the file never exists half-written, and two processes starting
  * at once end up with the same key.
  */
-export function readOrCreateLogKeyFile(path: string): Buffer {
-  if (existsSync(path)) return readLogKeyFile(path);
+export function readOrCreateLogKeyFile(path: string, name = path): Buffer {
+  if (existsSync(path)) return readLogKeyFile(path, name);
   const pair = generateKeyPair();
   const text = `${JSON.stringify({ name: "log", seed: encodeHex(pair.seed), public_key: encodeHex(pair.publicKey) })}\n`;
   const tmp = `${path}.${process.pid}.tmp`;
@@ -59,7 +63,7 @@ export function readOrCreateLogKeyFile(path: string): Buffer {
   try {
     linkSync(tmp, path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "EEXIST") return readLogKeyFile(path);
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return readLogKeyFile(path, name);
     throw err;
   } finally {
     unlinkSync(tmp);

@@ -393,7 +393,8 @@ export class SqliteStore implements Store {
         | undefined;
       if (recorded !== undefined) throw noSeedForLogKey(recorded.public_key);
     }
-    return readOrCreateLogKeyFile(path);
+    // Named without its path: a served hub may answer this error to a caller.
+    return readOrCreateLogKeyFile(path, "log-key.json of the data directory");
   }
 
   async recordLogKey(publicKey: Buffer, origin: string): Promise<RecordedLogKey> {
