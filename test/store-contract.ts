@@ -9,6 +9,7 @@ import { after, describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
 import { computeCommitHash } from "../src/contract/commitHash.js";
 import { type StoredCommit, toPulledCommit } from "../src/contract/StoredCommit.js";
+import { PULL_PAGE_CHARS } from "../src/store/pullPages.js";
 import type { Store } from "../src/store/Store.js";
 import { assetCases } from "./store-contract-assets.js";
 import { treeCases } from "./store-contract-tree.js";
@@ -156,6 +157,55 @@ export function storeContractSuite(
         stored.slice(1, 3).map((c) => JSON.stringify(toPulledCommit(c))),
       );
       for await (const _ of store.readPullTexts("missing", 0, 10)) assert.fail("an absent contract has no entries");
+    });
+
+    it("cuts pull pages at PULL_PAGE_CHARS characters of entries (at least one), keeps the long pages of small commits, every entry in order", async () => {
+      const store = await fresh();
+      const [genesis] = await withChain(store, "pb", 1);
+      // Runs of commits: entries of ~600 k characters (alone past the bound), short ones, ~200 k
+      // ones (two to a page), and ~400 kB of UTF-8 that is ~200 k characters.
+      const runs: [count: number, salt: string][] = [
+        [3, "x".repeat(300_000)],
+        [1500, ""],
+        [20, "y".repeat(100_000)],
+        [3, "é".repeat(100_000)],
+        [5, ""],
+      ];
+      let parent = genesis!.hash;
+      let start = 1;
+      for (const [count, salt] of runs) {
+        const run = testChain("pb", count, parent, start, salt);
+        for (let i = 0; i < run.length; i += 100) {
+          await store.appendCommits("pb", parent, run.slice(i, i + 100));
+          parent = run[Math.min(i + 100, run.length) - 1]!.hash;
+        }
+        start += count;
+      }
+      const expected = (await collect(store.readCommits("pb"))).map((c) => JSON.stringify(toPulledCommit(c)));
+      const chars = (page: string[]) => page.reduce((sum, text) => sum + text.length, 0);
+      const pages: string[][] = [];
+      for await (const page of store.readPullTexts("pb", 0, start)) pages.push(page);
+      assert.deepEqual(pages.flat(), expected);
+      for (const page of pages) {
+        assert.ok(page.length >= 1 && page.length <= 1024, `${page.length} entries`);
+        if (page.length > 1)
+          assert.ok(chars(page) <= PULL_PAGE_CHARS, `${page.length} entries, ${chars(page)} characters`);
+      }
+      assert.ok(
+        pages.some((page) => page.length >= 900),
+        "small commits keep their long pages",
+      );
+      assert.deepEqual(
+        pages.filter((page) => page.some((text) => text.length > 500_000)).map((page) => page.length),
+        [1, 1, 1],
+      );
+      // A window that starts and ends inside the runs of long entries.
+      const window: string[] = [];
+      for await (const page of store.readPullTexts("pb", 2, 1515)) {
+        assert.ok(page.length === 1 || chars(page) <= PULL_PAGE_CHARS);
+        window.push(...page);
+      }
+      assert.deepEqual(window, expected.slice(2, 1515));
     });
 
     it("keeps the newest state snapshot of each contract; an older one never replaces it, one as long that differs does", async () => {

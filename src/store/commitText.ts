@@ -22,3 +22,16 @@ export const PULL_ENTRY_SQL = `'{"hash":"' || hash || '","parent":' || ${jsonHas
   || CASE WHEN attestations IS NULL THEN '' ELSE ',"attestations":' || attestations END
   || '},"body":' || data || ',"timestamp":' || timestamp
   || CASE WHEN leaf_index IS NULL THEN '' ELSE ',"leaf_index":' || leaf_index END || '}'`;
+
+/** The bytes of a pull entry besides its JSON columns, at most: keys, hashes and numbers at their longest (333), rounded up. */
+export const PULL_ENTRY_OVERHEAD = 340;
+
+/**
+ * At least the UTF-8 bytes of PULL_ENTRY_SQL's text, from the stored lengths alone: both
+ * databases answer `octet_length` of a long text from its header (SQLite reads none of its
+ * overflow pages, PostgreSQL none of its TOAST chunks), so a pull measures an entry without
+ * reading it. The data twice, the signatures, the attestations with their key, and
+ * PULL_ENTRY_OVERHEAD (a 20-character timestamp and leaf index, the parent a hash twice).
+ */
+export const PULL_ENTRY_BYTES_SQL = `(2 * octet_length(data) + octet_length(signatures)
+  + COALESCE(octet_length(attestations) + 16, 0) + ${PULL_ENTRY_OVERHEAD})`;

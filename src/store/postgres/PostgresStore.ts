@@ -6,6 +6,7 @@ import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
 import { noSeedForLogKey } from "../loadLogKey.js";
+import { PG_PULL_MEASURED_SQL, pullPages } from "../pullPages.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -263,16 +264,34 @@ export class PostgresStore implements Store {
     const [row] = await this.rows<{ length: number }>("SELECT length FROM contracts WHERE id = $1", [contractId]);
     if (row === undefined) return;
     const end = Math.min(to, row.length);
-    for (let next = from; next < end; ) {
-      const rows = await this.rows<{ entry: string }>(
-        `SELECT ${PULL_ENTRY_SQL} AS entry FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4`,
-        [contractId, next, end, this.pageSize],
-      );
-      if (rows.length === 0) return;
-      yield rows.map((r) => r.entry);
-      // A contract's indexes have no gap, so a page of n entries ends at next + n.
-      next += rows.length;
-    }
+    const range = "FROM commits WHERE contract_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx LIMIT $4";
+    // Pages of this.pageSize entries and PULL_PAGE_CHARS at most (../pullPages.ts): a page is
+    // joined and written to the socket in one piece.
+    yield* pullPages(
+      {
+        measured: async (next, limit) =>
+          (
+            await this.rows<{ entry: string | null; bytes: number }>(`SELECT ${PG_PULL_MEASURED_SQL} ${range}`, [
+              contractId,
+              next,
+              end,
+              limit,
+            ])
+          ).map((r) => r.entry ?? r.bytes),
+        texts: async (next, count) =>
+          (
+            await this.rows<{ entry: string }>(`SELECT ${PULL_ENTRY_SQL} AS entry ${range}`, [
+              contractId,
+              next,
+              end,
+              count,
+            ])
+          ).map((r) => r.entry),
+      },
+      from,
+      end,
+      this.pageSize,
+    );
   }
 
   async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {

@@ -7,6 +7,7 @@ import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
 import { noSeedForLogKey } from "../loadLogKey.js";
+import { PULL_MEASURED_SQL, pullPages } from "../pullPages.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
   AccessKeyRecord,
@@ -229,17 +230,21 @@ export class SqliteStore implements Store {
     const row = this.sql("SELECT length FROM contracts WHERE id = ?").get(contractId) as { length: number } | undefined;
     if (row === undefined) return;
     const end = Math.min(to, row.length);
-    const page = this.sql(
-      `SELECT ${PULL_ENTRY_SQL} FROM commits WHERE contract_id = ? AND idx >= ? AND idx < ? ORDER BY idx LIMIT ?`,
-    ).pluck();
-    // Pages, as in readCommits; a pull page is larger, since its rows are only joined, not
-    // parsed. A contract's indexes have no gap, so a page of n entries ends at next + n.
-    for (let next = from; next < end; ) {
-      const texts = page.all(contractId, next, end, this.pageSize * 4) as string[];
-      if (texts.length === 0) return;
-      yield texts;
-      next += texts.length;
-    }
+    const range = "FROM commits WHERE contract_id = ? AND idx >= ? AND idx < ? ORDER BY idx LIMIT ?";
+    const measured = this.sql(`SELECT ${PULL_MEASURED_SQL} ${range}`).pluck();
+    const texts = this.sql(`SELECT ${PULL_ENTRY_SQL} ${range}`).pluck();
+    // Pages, as in readCommits, of 1,024 entries at most (they are only joined, not parsed)
+    // and PULL_PAGE_CHARS: better-sqlite3 reads synchronously, so a page's read, join and
+    // write are one turn of the event loop (../pullPages.ts).
+    yield* pullPages(
+      {
+        measured: async (next, limit) => measured.all(contractId, next, end, limit) as (string | number)[],
+        texts: async (next, count) => texts.all(contractId, next, end, count) as string[],
+      },
+      from,
+      end,
+      this.pageSize * 4,
+    );
   }
 
   async getCommitByHash(contractId: string, hash: string): Promise<StoredCommit | null> {
