@@ -170,6 +170,8 @@ describe("assets from the command line", () => {
       "model bank {\n  initial open\n  open -> open [+CREATE]\n  open -> open [+SEND]\n}\n",
     );
     const { contract_id } = await treasury.ok<{ contract_id: string }>(["init", "vault", "--model", "bank.modality"]);
+    // A destination the hub holds: send refuses one it does not show before the balance is weighed.
+    const till = await treasury.ok<{ contract_id: string }>(["init", "till", "--model", "bank.modality"]);
     const vault = join(treasury.root, "vault");
     await treasury.ok(["create", "--asset", "GOLD", "--quantity", "10"], vault);
     // A second CREATE of an asset this log already creates would sink the whole push (-32040): refused here.
@@ -188,7 +190,7 @@ describe("assets from the command line", () => {
     const pushedTwice = await refused(treasury, ["create", "--asset", "GOLD", "--quantity", "5"], vault);
     assert.deepEqual([pushedTwice.details?.reason, pushedTwice.details?.rpc_code], ["asset_exists", -32040]);
 
-    const to = ["--to", "somewhere_else"];
+    const to = ["--to", till.contract_id];
     const over = await refused(treasury, ["send", "--asset", "GOLD", ...to, "--amount", "11"], vault);
     assert.deepEqual(
       [over.code, over.details?.reason, over.details?.available],

@@ -150,14 +150,15 @@ describe("a push refused part-way", () => {
 
   it("takes the refused commit from the hub's commit_index and commit_hash, and guesses only for a hub without them", async () => {
     const vault = dir("vault");
-    // Two SENDs in one request; the hub refuses the second (its recipient does not exist),
-    // which neither the message nor the kind of operation singles out.
+    // Two SENDs in one request; the hub refuses the second (its recipient does not exist; sent
+    // --offline, since send refuses a destination the hub does not show), which neither the
+    // message nor the kind of operation singles out.
     const first = await treasury.ok<{ hash: string; index: number }>(
       ["send", "--asset", "GOLD", "--to", tillId, "--amount", "1"],
       vault,
     );
     const second = await treasury.ok<{ hash: string; index: number }>(
-      ["send", "--asset", "GOLD", "--to", "nowhere", "--amount", "1"],
+      ["send", "--asset", "GOLD", "--to", "nowhere", "--amount", "1", "--offline"],
       vault,
     );
     const named = await refused(["push"], vault);

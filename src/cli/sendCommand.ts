@@ -7,17 +7,21 @@ import { sendsTakenByUnpushed, unpushedReceipts } from "./incomingCommand.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { positiveInteger, required } from "./workingCopy/numbers.js";
+import { type RecipientSeen, recipientOnHub } from "./workingCopy/recipientOnHub.js";
 import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
 
 /**
  * `contract-hub send --asset ID --to CONTRACT --amount N`: a SEND commit. The model and rules
  * are checked here, and so is the balance as far as it can be known: the hub's books plus
  * the working copy's unpushed creates, sends and receipts. An overdraw is refused before it is
- * written, instead of sinking the whole push later. When the hub cannot be asked, the hub
- * checks the balance at push.
+ * written, instead of sinking the whole push later. The destination is asked of the hub first
+ * (the hub's own order: recipient, then asset, then balance): a contract the hub does not show
+ * this key is refused, so a mistyped id is caught before it is written, not at push. When the
+ * hub cannot be asked, the SEND is written with a warning and the hub checks both at push;
+ * `--offline` asks it nothing.
  */
 export function sendCommand(
-  opts: CommitFlags & { asset?: string; to?: string; amount?: string },
+  opts: CommitFlags & { asset?: string; to?: string; amount?: string; offline?: boolean },
   io: Io,
 ): Promise<number> {
   return runCommand(io, opts, "send", async (cli: Cli) => {
@@ -26,7 +30,14 @@ export function sendCommand(
       to_contract: required(opts.to, "--to"),
       amount: positiveInteger(opts.amount, "--amount"),
     };
-    const available = await knownBalance(cli, opts.key, value.asset_id);
+    const [recipient, available] =
+      opts.offline === true
+        ? [{ seen: "not_asked" } as const, null]
+        : await Promise.all([
+            recipientOnHub(cli, opts.key, WorkingCopy.find(cli.cwd), value.to_contract),
+            knownBalance(cli, opts.key, value.asset_id),
+          ]);
+    if (recipient.seen === "hidden") throw recipientNotVisible(value.to_contract);
     if (available === "none") {
       throw new ContractError(
         "VALIDATION_FAILED",
@@ -41,9 +52,35 @@ export function sendCommand(
         { reason: "insufficient_balance", asset_id: value.asset_id, amount: value.amount, available },
       );
     }
-    await commitLocally(cli, opts, [{ method: "send", value }]);
+    await commitLocally(cli, opts, [{ method: "send", value }], uncheckedWarnings(recipient, value.to_contract));
     return undefined;
   });
+}
+
+/**
+ * The refusal of a destination the hub does not show this key. The hub answers a private
+ * contract that the caller may not read exactly as a missing one, so this does not say the
+ * contract does not exist (that is the push's -32025), and `--offline` is the way past it.
+ */
+function recipientNotVisible(to: string): ContractError {
+  return new ContractError(
+    "NOT_FOUND",
+    `SEND refused: the hub shows this key no contract ${JSON.stringify(to)}: the id is wrong, or the contract is private and this key may not read it`,
+    {
+      reason: "recipient_not_visible",
+      to_contract: to,
+      hint: "Check the id. To send to a private contract you may not read, run the same command with --offline: the hub checks at push that the contract exists.",
+    },
+  );
+}
+
+/** The warning of a SEND written without the hub's word on its destination (none when it was given). */
+function uncheckedWarnings(recipient: RecipientSeen, to: string): string[] {
+  if (recipient.seen !== "unchecked") return [];
+  const where = recipient.hub === null ? "the hub" : `the hub at ${recipient.hub}`;
+  return [
+    `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination and the balance at push`,
+  ];
 }
 
 /**

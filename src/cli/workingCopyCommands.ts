@@ -88,7 +88,8 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .description("Commit a SEND of an asset to another contract")
       .option("--asset <id>", "asset id (or issuer/asset_id)")
       .option("--to <contract_id>", "receiving contract")
-      .option("--amount <n>", "amount"),
+      .option("--amount <n>", "amount")
+      .option("--offline", "do not ask the hub (neither the destination nor the balance is checked before push)"),
   ).action(async (opts) => setExit(await (await import("./sendCommand.js")).sendCommand(opts, io)));
   commitOptions(
     program

@@ -40,8 +40,17 @@ export interface CommitResult {
   state: StateView;
 }
 
-/** Validates and stores `ops` (then one action operation per --action) as the next local commit. */
-export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[]): Promise<CommitResult> {
+/**
+ * Validates and stores `ops` (then one action operation per --action) as the next local commit.
+ * `warnings` are reported as init reports its own: `warnings` in the --json document, else
+ * `warning:` lines on stderr.
+ */
+export async function commitLocally(
+  cli: Cli,
+  opts: CommitFlags,
+  ops: Operation[],
+  warnings: readonly string[] = [],
+): Promise<CommitResult> {
   const wc = WorkingCopy.find(cli.cwd);
   await wc.lock(cli);
   const keys = KeyStore.of(cli.env);
@@ -82,11 +91,12 @@ export async function commitLocally(cli: Cli, opts: CommitFlags, ops: Operation[
     pushed: false,
     state: stateView(state),
   };
-  report(cli, result, () => [
+  report(cli, warnings.length === 0 ? result : { ...result, warnings }, () => [
     `Committed ${shortHash(stored.hash)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
     stateLine(result.state),
     "Not pushed yet: contract-hub push",
   ]);
+  if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w}`);
   return result;
 }
 
