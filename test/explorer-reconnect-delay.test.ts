@@ -184,7 +184,7 @@ type Subscribe = (
   since: number,
   onCommit: (n: unknown) => void,
   onStatus: (s: string, retryInMs?: number) => void,
-) => () => void;
+) => { stop(): void; retryNow(): void };
 
 describe("live.ts against a real hub", () => {
   const globals = globalThis as Record<string, unknown>;
@@ -209,7 +209,7 @@ describe("live.ts against a real hub", () => {
     let stop: () => void = () => {};
     try {
       await new Promise<void>((resolve) => {
-        stop = subscribeCommits(
+        ({ stop } = subscribeCommits(
           s.contractId,
           0,
           () => {},
@@ -219,7 +219,7 @@ describe("live.ts against a real hub", () => {
             else if (status === "live") for (const client of s.app.websocketServer.clients) client.terminate();
             else if (status === "offline") resolve();
           },
-        );
+        ));
       });
     } finally {
       stop();

@@ -16,9 +16,19 @@ export interface CommitNotice {
 
 export type LiveStatus = "connecting" | "live" | "offline";
 
+export interface LiveSubscription {
+  /** Ends the subscription: closes the socket and any attempt waiting. */
+  stop(): void;
+  /**
+   * While "offline", connects at once instead of at the end of the wait (the visitor asked, so a
+   * hub that came back is followed now); a no-op otherwise. A failure still counts in the backoff.
+   */
+  retryNow(): void;
+}
+
 /**
- * Subscribes from index `since`; returns a function that stops it. `onStatus` is told
- * "offline" with the milliseconds until the next attempt.
+ * Subscribes from index `since`. `onStatus` is told "offline" with the milliseconds until the
+ * next attempt.
  */
 export function subscribeCommits(
   contractId: string,
@@ -26,7 +36,7 @@ export function subscribeCommits(
   onCommit: (n: CommitNotice) => void,
   onStatus: (s: LiveStatus, retryInMs?: number) => void,
   onProposal?: () => void,
-): () => void {
+): LiveSubscription {
   let next = since;
   let socket: WebSocket | null = null;
   let stopped = false;
@@ -38,7 +48,10 @@ export function subscribeCommits(
     if (stopped) return;
     failures++;
     const ms = reconnectDelay(failures, refusal, Math.random());
-    retry = setTimeout(connect, ms);
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect();
+    }, ms);
     // Told after the timer is set, so a stop from inside onStatus clears it.
     onStatus("offline", ms);
   };
@@ -90,9 +103,17 @@ export function subscribeCommits(
     ws.onclose = () => retryLater();
   };
   connect();
-  return () => {
-    stopped = true;
-    clearTimeout(retry);
-    socket?.close();
+  return {
+    stop() {
+      stopped = true;
+      clearTimeout(retry);
+      socket?.close();
+    },
+    retryNow() {
+      if (stopped || retry === undefined) return;
+      clearTimeout(retry);
+      retry = undefined;
+      connect();
+    },
   };
 }

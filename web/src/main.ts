@@ -5,7 +5,7 @@
 import "./bufferShim.js";
 import { get, optional } from "./api.js";
 import { h } from "./dom.js";
-import type { LiveStatus } from "./live.js";
+import { liveIndicator } from "./liveIndicator.js";
 import { contractPage } from "./pages/contractPage.js";
 import { contractsPage } from "./pages/contractsPage.js";
 import { synthesizePage } from "./pages/synthesizePage.js";
@@ -13,14 +13,8 @@ import { templatePage, templatesPage } from "./pages/templatesPage.js";
 
 const app = document.getElementById("app")!;
 const nav = document.getElementById("nav")!;
-const live = document.getElementById("live")!;
+const setLive = liveIndicator(document.getElementById("live")!);
 let leave: (() => void) | null = null;
-
-function setLive(status: LiveStatus | null): void {
-  live.hidden = status === null;
-  live.textContent = status === "live" ? "● live" : status === "connecting" ? "○ connecting" : "○ offline";
-  live.dataset.status = status ?? "";
-}
 
 /** The hash's path decoded; a malformed escape (`#/c/%zz`, typed or pasted) is kept as typed rather than stopping the page. */
 function decodeHashPath(raw: string): string {

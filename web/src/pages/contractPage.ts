@@ -9,8 +9,10 @@
  */
 import { ApiError, contractPath, get } from "../api.js";
 import { h, mount } from "../dom.js";
-import { type LiveStatus, subscribeCommits } from "../live.js";
+import { type LiveSubscription, subscribeCommits } from "../live.js";
+import type { ShowLive } from "../liveIndicator.js";
 import { modelView, statesNamed } from "../modelView.js";
+import { oncePerFrame } from "../oncePerFrame.js";
 import { assetsPanel } from "./contract/assetsPanel.js";
 import type { Contract, ContractPageContext, Panel, StateView } from "./contract/ContractPageContext.js";
 import { checkpointPanel } from "./contract/checkpointPanel.js";
@@ -23,9 +25,9 @@ import { modelPanel } from "./contract/modelPanel.js";
 import { proposalsPanel } from "./contract/proposalsPanel.js";
 import { rulesPanel } from "./contract/rulesPanel.js";
 
-export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStatus | null) => void): () => void {
+export function contractPage(app: HTMLElement, id: string, setLive: ShowLive): () => void {
   let stopped = false;
-  let stopLive: (() => void) | null = null;
+  let live: LiveSubscription | null = null;
   // Updates run one after another, so a slow answer never overwrites a newer one.
   let queue: Promise<void> = Promise.resolve();
 
@@ -90,9 +92,14 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
       ),
       h("p", {}, h("a", { href: "#/" }, "← all contracts")),
     );
+  /** Whole-page redraws so far, in `#app[data-draws]`: a burst of events must not cost one each. */
+  let draws = 0;
   const drawAll = () => {
+    app.dataset.draws = String(++draws);
     for (const p of panels) p.draw?.();
   };
+  /** The live redraw: the events of one frame (a push is hundreds of them) draw the newest state once. */
+  const redraw = oncePerFrame(drawAll);
   // One panel's failed request (a 429 on a long pull, a 503 during a storage fault) is shown,
   // but does not stop the others, nor the subscription that follows the first load: the next
   // commit refreshes every panel again.
@@ -162,24 +169,26 @@ export function contractPage(app: HTMLElement, id: string, setLive: (s: LiveStat
     drawAll();
     await refreshAll();
     if (stopped) return;
-    stopLive = subscribeCommits(
+    live = subscribeCommits(
       id,
       ctx.state!.commit_count,
       (n) => {
-        // The event carries the new state: redraw at once, then catch the panels up.
+        // The event carries the new state: redraw on the next frame, then catch the panels up.
         ctx.state = n.state as StateView;
-        drawAll();
+        redraw.request();
         if (n.commit.method === "model" || n.commit.method === "rule") reloadContract = true;
         catchUp();
       },
-      setLive,
+      (status, retryInMs) => setLive(status, retryInMs, () => live?.retryNow()),
       proposalsCatchUp,
     );
   });
 
   return () => {
     stopped = true;
-    stopLive?.();
+    redraw.cancel();
+    live?.stop();
     setLive(null);
+    delete app.dataset.draws;
   };
 }

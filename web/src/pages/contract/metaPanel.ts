@@ -7,12 +7,15 @@ export interface MetaPanel extends Panel {
 }
 
 export function metaPanel(ctx: ContractPageContext): MetaPanel {
-  const root = h("div", { class: "meta" });
+  // The drawn head and count as attributes too: what tests and scripts read, whatever the wording.
+  const root = h("div", { class: "meta", id: "contract-meta" });
   return {
     root,
     draw() {
       const { contract, state } = ctx;
       if (!contract || !state) return;
+      root.dataset.head = state.head;
+      root.dataset.commitCount = String(state.commit_count);
       mount(
         root,
         h(
