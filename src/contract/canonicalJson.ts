@@ -80,7 +80,7 @@ function write(value: unknown, depth: number, maxDepth: number, at: string | nul
 }
 
 /** Throws unless `n` is finite and, when integral, within ±(2^53−1). */
-function checkNumber(n: number, at: string | null): void {
+export function checkNumber(n: number, at: string | null): void {
   if (!Number.isFinite(n)) {
     throw new ContractError("INVALID_REQUEST", `Cannot canonicalize JSON: number ${where(at)} is not finite`, {
       reason: "non_finite_number",
@@ -98,7 +98,7 @@ function integerOutOfRange(at: string | null): ContractError {
   );
 }
 
-function tooDeep(maxDepth: number, at: string | null): ContractError {
+export function tooDeep(maxDepth: number, at: string | null): ContractError {
   return new ContractError("INVALID_REQUEST", `Cannot accept JSON: nesting deeper than ${maxDepth} ${where(at)}`, {
     reason: "json_too_deep",
     limit: maxDepth,
@@ -113,7 +113,7 @@ export function loneSurrogate(at: string | null): ContractError {
   });
 }
 
-function nonPlain(what: string, at: string | null): ContractError {
+export function nonPlain(what: string, at: string | null): ContractError {
   return new ContractError("INVALID_REQUEST", `Cannot canonicalize JSON: ${what} ${where(at)} is not JSON data`, {
     reason: "non_json_value",
     pointer: at ?? "",

@@ -7,11 +7,12 @@ import { SNAPSHOT_FORMAT, snapshotDigest, snapshotText, stateFromSnapshot } from
 import type { ContractRecord, StateSnapshot, Store } from "../store/Store.js";
 import { decodedCommits } from "./corruptionChecks.js";
 import { type EngineSettings, engineContext } from "./engineContext.js";
+import { prehashedCommits } from "./prehashedCommits.js";
 
 /** A trusted replay of the whole stored log; a damaged log is CORRUPTED naming the commit (corruptionChecks.ts). */
 export function replayStored(store: Store, record: ContractRecord, settings: EngineSettings): Promise<ContractState> {
   const { id, length } = record;
-  return replayLog(id, decodedCommits(store.readCommits(id, 0, length)), {
+  return replayLog(id, decodedCommits(prehashedCommits(id, store.readCommits(id, 0, length), settings.tick)), {
     trusted: true,
     wasm: settings.wasm ?? null,
     ...(settings.limits ? { limits: settings.limits } : {}),
@@ -35,7 +36,8 @@ export async function stepForward(
 ): Promise<ContractState> {
   const state = cached.clone();
   const local = { ...settings, assets: null };
-  for await (const c of decodedCommits(store.readCommits(record.id, state.length, record.length), state.length)) {
+  const commits = prehashedCommits(record.id, store.readCommits(record.id, state.length, record.length), settings.tick);
+  for await (const c of decodedCommits(commits, state.length)) {
     await settings.tick?.();
     const ctx = engineContext(store, record.id, c.index, [], local, {
       timestamp: c.timestamp,

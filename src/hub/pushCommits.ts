@@ -105,7 +105,7 @@ export async function pushCommits(
       // Big model and rule texts are parsed in slices first, one commit at a time; the shape
       // check finds them parsed, and so do the decisions below (the rule memo holds a push's
       // worth of texts, so the first commits' rules are not parsed again when decided).
-      const parsing = hub.work.preparse(caller, [c], limits);
+      const parsing = hub.work.preparse(caller, [c], limits, id);
       if (parsing !== undefined) await parsing;
       const commit = validateCommitShape(c, { contractId: id, limits });
       early?.verdicts.push(early.batch.add(commit));

@@ -69,7 +69,7 @@ export async function submitCommit(
   // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
   const hubChoseParent = fields && body.parent === undefined;
   // Big model texts are parsed in slices first; the shape check finds them parsed.
-  await hub.work.preparse(caller, [fields ? { data: ops } : body.commit], hub.settings.limits);
+  await hub.work.preparse(caller, [fields ? { data: ops } : body.commit], hub.settings.limits, id);
   for (let attempt = 1; ; attempt++) {
     try {
       return await submitLocked(hub, caller, id, body, fields, ops);

@@ -2,10 +2,12 @@ import { isContractError } from "../../contract/ContractError.js";
 import type { GoverningModel } from "../../contract/ContractState.js";
 import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/checkRule.js";
 import type { RuleCheck, RuleChecker } from "../../contract/checkRules.js";
+import { isBigCommitData, prepareCommitHash } from "../../contract/commitHashInSlices.js";
 import { compileGoverningModelSliced } from "../../contract/compileGoverningModel.js";
 import { DEFAULT_LIMITS, type Limits } from "../../contract/limits.js";
 import { parseModelSliced } from "../../contract/modelParseMemo.js";
 import { parseRulesSliced } from "../../contract/ruleParseMemo.js";
+import { normalizeOperations } from "../../contract/validateCommitShape.js";
 import { type keyedWasmValueCheck, rememberWasmValue } from "../../contract/wasmValueMemo.js";
 import type { EngineSettings } from "../engineContext.js";
 import type { Caller } from "../HubApi.js";
@@ -28,6 +30,19 @@ export interface HeavyWorkOptions {
 }
 
 let sharedPool: WorkerPool | undefined;
+
+const NONE: unknown[] = [];
+
+/** The commits (as received) whose values weigh enough to hash in slices; NONE, not a new array, when none does. */
+function bigCommits(commits: readonly unknown[]): unknown[] {
+  let big = NONE;
+  for (const c of commits) {
+    if (!isBigCommitData((c as { data?: unknown } | null)?.data)) continue;
+    if (big === NONE) big = [];
+    big.push(c);
+  }
+  return big;
+}
 
 /** Model text length past which compiling it counts as expensive work (admitted by the budget). */
 const BIG_MODEL = 64 * 1024;
@@ -139,7 +154,10 @@ export class HeavyWork {
    * decisions find them parsed (modelParseMemo.ts, ruleParseMemo.ts) instead of spending
    * hundreds of milliseconds in one go (a rule text is one slice's piece at most). A text over
    * 64 KiB is admitted by the caller's budget first, as its compile would be. Big `.wasm`
-   * values are validated on the worker pool first, for the same reason.
+   * values are validated on the worker pool first, for the same reason. With `contractId`, a
+   * commit whose values are big (isBigCommitData) is hashed in slices too, last, so its shape
+   * check finds the hash (commitHashInSlices.ts): canonical JSON and SHA-256 of a 15 MB value
+   * held the loop 115 ms in one piece.
    */
   /*
    * Undefined, not a promise, when `commits` hold nothing to parse first: a push calls this for
@@ -150,12 +168,39 @@ export class HeavyWork {
     caller: Caller | null,
     commits: readonly unknown[],
     limits: Limits = DEFAULT_LIMITS,
+    contractId?: string,
   ): Promise<void> | undefined {
     const values = commits.flatMap((c) => bigWasmValues(c));
     const texts = commits.flatMap((c) => bigModelTexts(c, limits.modelTextBytes));
     const rules = commits.flatMap((c) => bigRuleTexts(c, limits.ruleTextBytes));
-    if (values.length === 0 && texts.length === 0 && rules.length === 0) return undefined;
-    return this.#preparse(caller, values, texts, rules);
+    const big = contractId === undefined ? NONE : bigCommits(commits);
+    if (values.length === 0 && texts.length === 0 && rules.length === 0 && big.length === 0) return undefined;
+    return this.#preparse(caller, values, texts, rules).then(() => this.#prehash(caller, contractId!, big, limits));
+  }
+
+  /**
+   * Hashes each of `commits` (as received) in slices charged to `caller`. A commit whose
+   * operations or parent the shape check would refuse is left to it: it refuses before the hash.
+   */
+  async #prehash(caller: Caller | null, contractId: string, commits: unknown[], limits: Limits): Promise<void> {
+    if (commits.length === 0) return;
+    this.admit(caller);
+    const slice = this.slice(caller);
+    try {
+      for (const c of commits) {
+        const { parent, data } = c as { parent?: unknown; data?: unknown };
+        if (parent !== null && typeof parent !== "string") continue;
+        let ops: ReturnType<typeof normalizeOperations>;
+        try {
+          ops = normalizeOperations(data, limits);
+        } catch {
+          continue;
+        }
+        await prepareCommitHash(contractId, parent, ops, slice.tick);
+      }
+    } finally {
+      slice.done();
+    }
   }
 
   async #preparse(caller: Caller | null, values: string[], texts: string[], rules: string[]): Promise<void> {

@@ -38,7 +38,7 @@ export async function proposeCommit(
     });
   const limits = hub.settings.limits ?? DEFAULT_LIMITS;
   // Big model texts are parsed in slices first; the shape check finds them parsed.
-  await hub.work.preparse(caller, [body.commit], limits);
+  await hub.work.preparse(caller, [body.commit], limits, id);
   return hub.locks.run(id, async () => {
     const { state } = await hub.access(caller, id, "write");
     const commit = validateCommitShape(body.commit, { contractId: id, limits });
