@@ -29,7 +29,8 @@ import type {
   Store,
   StoreStats,
 } from "../Store.js";
-import { COMMIT_COLUMNS, type CommitRow, commitFromRow, commitInsert } from "./commitRows.js";
+import { appendInParts } from "./appendInParts.js";
+import { COMMIT_COLUMNS, type CommitRow, commitFromRow } from "./commitRows.js";
 import Database from "./Database.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { SCHEMA_VERSION } from "./migrations.js";
@@ -194,13 +195,8 @@ export class SqliteStore implements Store {
     extras: AppendExtras = {},
   ): Promise<void> {
     if (commits.length === 0) throw new ContractError("INTERNAL", "Cannot append: no commits given");
-    const firstLeaf = await this.writer.run(
-      "appendCommits",
-      contractId,
-      expectedHead,
-      commits.map(commitInsert),
-      extras,
-    );
+    // A big append's rows reach the writer in parts, built in the shared time slices.
+    const firstLeaf = await appendInParts(this.writer, contractId, expectedHead, commits, extras);
     // The writer numbered copies of the commits: the callers' objects get their leaves here.
     commits.forEach((c, i) => {
       c.leafIndex = firstLeaf + i;

@@ -3,8 +3,9 @@ import { ContractError } from "../../contract/ContractError.js";
 import type { ErrorCode } from "../../contract/errorCodes.js";
 import { siblingModule, startWorker } from "../../lib/startWorker.js";
 import { postBatch, TurnBatcher } from "../../lib/TurnBatcher.js";
+import type { CommitInsert } from "./commitRows.js";
 import type { SqliteWrites, WriteName } from "./SqliteWrites.js";
-import type { ClonedError, WriteReply, WriteRequest } from "./writerWorker.js";
+import type { ClonedError, Staged, StagingMessage, WriteReply, WriteRequest } from "./writerWorker.js";
 
 type Args<N extends WriteName> = Parameters<SqliteWrites[N]>;
 type Result<N extends WriteName> = ReturnType<SqliteWrites[N]>;
@@ -12,7 +13,7 @@ type Result<N extends WriteName> = ReturnType<SqliteWrites[N]>;
 type Request =
   | { name: "open"; path: string; busyTimeoutMs: number }
   | { name: "close" }
-  | { name: WriteName; args: unknown[] };
+  | { name: WriteName; args: unknown[]; staged?: Staged };
 
 interface Pending {
   writer: SqliteWriter;
@@ -63,6 +64,21 @@ class WriterThread {
       // thread together, so they share one transaction and its fsync.
       outbox.push({ id, db: writer.db, ...request } as WriteRequest);
     });
+  }
+
+  /** A number no other staged write of this process uses. */
+  stagingId(): number {
+    return this.nextId++;
+  }
+
+  /**
+   * Posts a part of a big write's rows now, on its own (not batched by turn: the parts of one
+   * write must not travel as one big message, which is what they avoid). They precede the
+   * write itself, which goes through the outbox later. A discard never starts a thread.
+   */
+  stage(message: StagingMessage): void {
+    const worker = message.name === "discard" ? this.worker : (this.worker ?? this.start());
+    worker?.postMessage([message]);
   }
 
   private settle(worker: Worker, reply: WriteReply): void {
@@ -153,6 +169,33 @@ export class SqliteWriter {
     if (this.closed) throw new ContractError("UNAVAILABLE", "The store is closed");
     if (this.generation !== thread.generation) await this.connect();
     return (await thread.request(this, { name, args })) as Result<N>;
+  }
+
+  /** A new staging for a write whose rows go ahead in parts (stage), then runStaged. */
+  staging(): Staged {
+    return { append: thread.stagingId(), parts: 0 };
+  }
+
+  /** Sends `rows` to the writer thread, held there until the write of `staged` runs. */
+  stage(staged: Staged, rows: CommitInsert[]): void {
+    if (this.closed) throw new ContractError("UNAVAILABLE", "The store is closed");
+    thread.stage({ name: "part", append: staged.append, rows });
+    staged.parts++;
+  }
+
+  /** Drops what was staged for a write that will not run (harmless once it ran). */
+  discard(staged: Staged): void {
+    thread.stage({ name: "discard", append: staged.append });
+  }
+
+  /**
+   * Runs appendCommits with the rows staged before `rows` (writerWorker.ts): refused, storing
+   * nothing, unless the thread holds every part (it restarted in between, say).
+   */
+  async runStaged(staged: Staged, ...args: Args<"appendCommits">): Promise<Result<"appendCommits">> {
+    if (this.closed) throw new ContractError("UNAVAILABLE", "The store is closed");
+    if (this.generation !== thread.generation) await this.connect();
+    return (await thread.request(this, { name: "appendCommits", args, staged })) as Result<"appendCommits">;
   }
 
   /** Waits for the writes sent before, then closes the write connection. */

@@ -8,6 +8,7 @@
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
 import { postBatch, TurnBatcher } from "../../lib/TurnBatcher.js";
+import type { CommitInsert } from "./commitRows.js";
 import Database from "./Database.js";
 import { GroupCommitter } from "./GroupCommitter.js";
 import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
@@ -16,8 +17,23 @@ import { SqliteWrites, type WriteName } from "./SqliteWrites.js";
 export type WriteRequest = { id: number; db: number } & (
   | { name: "open"; path: string; busyTimeoutMs: number }
   | { name: "close" }
-  | { name: WriteName; args: unknown[] }
+  | { name: WriteName; args: unknown[]; staged?: Staged }
 );
+
+/** The parts a big append's rows were sent in ahead of it: the append says how many it expects. */
+export interface Staged {
+  append: number;
+  parts: number;
+}
+
+/**
+ * Ahead of a big append, its rows in parts, held here until the append comes (and dropped
+ * then, whatever its outcome), or dropped by a discard when it will not come. A thread that
+ * dies takes its parts with it: the append then finds some missing and is refused.
+ */
+export type StagingMessage =
+  | { name: "part"; append: number; rows: CommitInsert[] }
+  | { name: "discard"; append: number };
 
 /** An error as it crosses the thread boundary: ContractErrors keep code and details, others their `code`. */
 export type ClonedError =
@@ -76,6 +92,8 @@ const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
 const port = parentPort!;
 const connections = new Map<number, Connection>();
+/** Staged parts by append (StagingMessage). */
+const staging = new Map<number, CommitInsert[][]>();
 // A group's answers are settled in a row once its COMMIT returned: they go back as one
 // message, before the checkpoint the group may have scheduled (a later turn).
 // An answer whose value cannot be cloned goes back as that error instead.
@@ -100,12 +118,40 @@ function answer(
 }
 
 /** The main thread sends the requests of one of its turns as one message. */
-port.on("message", (requests: WriteRequest[]) => {
-  for (const m of requests) handle(m);
+port.on("message", (requests: (WriteRequest | StagingMessage)[]) => {
+  for (const m of requests) {
+    if (m.name === "part") stage(m.append, m.rows);
+    else if (m.name === "discard") staging.delete(m.append);
+    else handle(m);
+  }
 });
+
+function stage(append: number, rows: CommitInsert[]): void {
+  const parts = staging.get(append);
+  if (parts === undefined) staging.set(append, [rows]);
+  else parts.push(rows);
+}
+
+/** An append's arguments with its staged rows put before its own (the last ones); an Error if some are missing. */
+function withStaged(args: unknown[], staged: Staged | undefined): unknown[] | Error {
+  if (staged === undefined) return args;
+  const parts = staging.get(staged.append) ?? [];
+  staging.delete(staged.append);
+  if (parts.length !== staged.parts) {
+    return new Error("The append's rows did not all reach the SQLite writer thread (it restarted)");
+  }
+  const all = [...args];
+  all[2] = parts.flat().concat(args[2] as CommitInsert[]);
+  return all;
+}
 
 function handle(m: WriteRequest): void {
   const c = connections.get(m.db);
+  const args = m.name === "open" || m.name === "close" ? [] : withStaged(m.args, m.staged);
+  if (args instanceof Error) {
+    answer(m, c, { ok: false, error: args });
+    return;
+  }
   if (m.name === "open") {
     try {
       const opened = open(m.path, m.busyTimeoutMs);
@@ -129,7 +175,7 @@ function handle(m: WriteRequest): void {
   }
   const write = c.writes[m.name] as (...args: unknown[]) => unknown;
   c.committer
-    .run(() => write.apply(c.writes, m.args))
+    .run(() => write.apply(c.writes, args))
     .then(
       (value) => answer(m, c, { ok: true, value }),
       (error: unknown) => answer(m, c, { ok: false, error }),
