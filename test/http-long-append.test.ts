@@ -12,8 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { signRequest } from "../src/auth/signRequest.js";
-import type { Store } from "../src/store/Store.js";
-import { askHealth, type Listening, listenRestAndRpc } from "./support/liveTestApp.js";
+import { askHealth, type Listening, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 const COMMITS = 10_000;
@@ -28,17 +27,13 @@ describe("long appends", () => {
   before(async () => {
     t = await testApp("rest", {
       wrapStore: (store) =>
-        new Proxy(store, {
-          get: (target, prop) => {
-            if (prop !== "appendCommits") {
-              const value = Reflect.get(target, prop, target) as unknown;
-              return typeof value === "function" ? value.bind(target) : value;
-            }
-            return (...args: Parameters<Store["appendCommits"]>) => {
+        storeWith(store, {
+          appendCommits:
+            (own) =>
+            (...args) => {
               if (args[2].length === COMMITS) void askHealth(live.restUrl, order);
-              return target.appendCommits(...args);
-            };
-          },
+              return own(...args);
+            },
         }),
     });
     // Notes the message that carries an append to the SQLite writer thread (it is posted as is).

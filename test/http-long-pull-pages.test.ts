@@ -14,8 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { buildCommit } from "../src/contract/engine.js";
 import { toPulledCommit } from "../src/contract/StoredCommit.js";
 import { PULL_PAGE_CHARS } from "../src/store/pullPages.js";
-import type { Store } from "../src/store/Store.js";
-import { askHealth, type Listening, listenRestAndRpc } from "./support/liveTestApp.js";
+import { askHealth, type Listening, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 const BIG_COMMITS = 64;
@@ -33,23 +32,18 @@ describe("long pulls", () => {
     // The store notes each page of a pull, and sends GET /health as the first one is read.
     t = await testApp("rest", {
       wrapStore: (store) =>
-        new Proxy(store, {
-          get: (target, prop) => {
-            if (prop !== "readPullTexts") {
-              const value = Reflect.get(target, prop, target) as unknown;
-              return typeof value === "function" ? value.bind(target) : value;
-            }
-            return async function* (...args: Parameters<Store["readPullTexts"]>) {
+        storeWith(store, {
+          readPullTexts: (own) =>
+            async function* (...args) {
               let read = 0;
-              for await (const page of target.readPullTexts(...args)) {
+              for await (const page of own(...args)) {
                 if (pages.length === 0) void askHealth(live.restUrl, order);
                 pages.push(page);
                 read += page.length;
                 if (args[1] + read === args[2]) order.push("last");
                 yield page;
               }
-            };
-          },
+            },
         }),
     });
     live = await listenRestAndRpc(t);

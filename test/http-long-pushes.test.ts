@@ -12,8 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { signRequest } from "../src/auth/signRequest.js";
-import type { Store } from "../src/store/Store.js";
-import { askHealth, listenRestAndRpc } from "./support/liveTestApp.js";
+import { askHealth, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** Commits of one push: enough work for many slices, far under the limits. */
@@ -31,17 +30,13 @@ describe("long pushes", () => {
     // The store notes each append of commits (what follows a push's checks and decisions).
     t = await testApp("rest", {
       wrapStore: (store) =>
-        new Proxy(store, {
-          get: (target, prop) => {
-            if (prop !== "appendCommits") {
-              const value = Reflect.get(target, prop, target) as unknown;
-              return typeof value === "function" ? value.bind(target) : value;
-            }
-            return (...args: Parameters<Store["appendCommits"]>) => {
+        storeWith(store, {
+          appendCommits:
+            (own) =>
+            (...args) => {
               order.push("append");
-              return target.appendCommits(...args);
-            };
-          },
+              return own(...args);
+            },
         }),
     });
     // `GET /health` is sent as the hub's push begins.

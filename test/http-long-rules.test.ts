@@ -18,7 +18,7 @@ import { signRequest } from "../src/auth/signRequest.js";
 import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { ruleTextParses } from "../src/contract/ruleParseMemo.js";
-import { askHealth } from "./support/liveTestApp.js";
+import { askHealth, storeWith } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 
 /** Rules of one request: far under the limits, enough to hold the loop for a long time in one go. */
@@ -59,15 +59,13 @@ describe("commits of many big rule texts", () => {
       workBudgetMs: 0,
       // The store notes each append of commits (what follows a request's checks and decision).
       wrapStore: (store) =>
-        new Proxy(store, {
-          get: (target, prop) => {
-            const value = Reflect.get(target, prop, target) as unknown;
-            if (prop !== "appendCommits") return typeof value === "function" ? value.bind(target) : value;
-            return (...args: unknown[]) => {
+        storeWith(store, {
+          appendCommits:
+            (own) =>
+            (...args) => {
               order.push("append");
-              return (value as (...a: unknown[]) => unknown).apply(target, args);
-            };
-          },
+              return own(...args);
+            },
         }),
     });
     // `GET /health` is sent as the hub's work on each request begins.

@@ -14,8 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildCommit } from "../src/contract/engine.js";
 import type { HubContext } from "../src/hub/HubContext.js";
-import type { Store } from "../src/store/Store.js";
-import { askHealth, type Listening, listenRestAndRpc } from "./support/liveTestApp.js";
+import { askHealth, type Listening, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 /**
@@ -37,26 +36,21 @@ describe("long values", () => {
     t = await testApp("rest", {
       limits: { bodyBytes: 17 * 1024 * 1024 },
       wrapStore: (store) =>
-        new Proxy(store, {
-          get: (target, prop) => {
-            if (prop === "appendCommits") {
-              return (...args: Parameters<Store["appendCommits"]>) => {
-                order.push("append");
-                return target.appendCommits(...args);
-              };
-            }
-            if (prop === "readCommits") {
-              return async function* (...args: Parameters<Store["readCommits"]>) {
-                onRead?.("start", 0);
-                for await (const c of target.readCommits(...args)) {
-                  onRead?.("commit", JSON.stringify(c.data).length);
-                  yield c;
-                }
-              };
-            }
-            const value = Reflect.get(target, prop, target) as unknown;
-            return typeof value === "function" ? value.bind(target) : value;
-          },
+        storeWith(store, {
+          appendCommits:
+            (own) =>
+            (...args) => {
+              order.push("append");
+              return own(...args);
+            },
+          readCommits: (own) =>
+            async function* (...args) {
+              onRead?.("start", 0);
+              for await (const c of own(...args)) {
+                onRead?.("commit", JSON.stringify(c.data).length);
+                yield c;
+              }
+            },
         }),
     });
     live = await listenRestAndRpc(t);

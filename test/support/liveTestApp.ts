@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import type { FastifyInstance } from "fastify";
 import { buildRpcApp } from "../../src/http/buildRpcApp.js";
+import type { Store } from "../../src/store/Store.js";
 import type { TestApp } from "./testApps.js";
 
 export interface Listening {
@@ -39,5 +40,25 @@ export function askHealth(restUrl: string, order: string[]): Promise<void> {
     assert.equal(res.status, 200);
     await res.text();
     order.push("health");
+  });
+}
+
+/** Replacements of some of a store's methods, each given the store's own (bound) method. */
+export type StoreHooks = { [K in keyof Store]?: (own: Store[K]) => Store[K] };
+
+/**
+ * `store` with the methods of `hooks` replaced (each hook is given the store's own method,
+ * bound) and every other member the store's, its methods bound: how the hostile-load tests
+ * note the moment an append or a read begins.
+ */
+export function storeWith(store: Store, hooks: StoreHooks): Store {
+  const replace = hooks as Record<PropertyKey, ((own: unknown) => unknown) | undefined>;
+  return new Proxy(store, {
+    get: (target, prop) => {
+      const value = Reflect.get(target, prop, target) as unknown;
+      const own = typeof value === "function" ? value.bind(target) : value;
+      const hook = replace[prop];
+      return hook === undefined ? own : hook(own);
+    },
   });
 }
