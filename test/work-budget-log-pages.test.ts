@@ -71,10 +71,13 @@ describe("pages of the log and the work budget", () => {
     };
     const res = await fetch(rpcUrl, { method: "POST", headers, body: text });
     assert.equal(res.status, 200);
-    return (await res.json()) as {
+    const answer = (await res.json()) as {
       result?: Page;
       error?: { code: number; data: { code: string; details: { reason: string; retry_after: number } } };
+      retryAfter: string | null;
     };
+    answer.retryAfter = res.headers.get("retry-after");
+    return answer;
   }
 
   for (const route of ["log", "commits"]) {
@@ -118,8 +121,11 @@ describe("pages of the log and the work budget", () => {
     assert.deepEqual([error.code, error.data.code, error.data.details.reason], [-32029, "RATE_LIMITED", "work_budget"]);
     assert.ok(served >= 1, `${served} pages served first`);
     assert.ok(error.data.details.retry_after >= 1);
+    // HTTP 200, as every JSON-RPC answer, with the wait in Retry-After as a REST refusal has it.
+    assert.equal(Number(answer.retryAfter), error.data.details.retry_after);
 
     const small = await rpcGetLog(attacker, 2);
+    assert.equal(small.retryAfter, null);
     assert.deepEqual([small.result?.commits.length, small.result?.total], [2, 21]);
 
     const other = await rpcGetLog(await t.principal(), 1000);

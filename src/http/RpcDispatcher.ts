@@ -89,6 +89,7 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
     } catch (err) {
       // A text refused for its size or its sender's budget is not malformed: its own code.
       if (err instanceof ContractError && (err.code === "RATE_LIMITED" || err.code === "PAYLOAD_TOO_LARGE")) {
+        tellWait(err, ctx);
         return JSON.stringify(failure(null, toRpcError(err)));
       }
       return JSON.stringify(parseError(err));
@@ -203,9 +204,16 @@ export class RpcDispatcher<C extends RpcContext = RpcContext> {
     } catch (err) {
       const mapped = toContractError(err);
       if (mapped.code === "INTERNAL") this.#options.onInternal?.(err, name);
+      tellWait(mapped, ctx);
       return { error: toRpcError(mapped) };
     }
   }
+}
+
+/** Tells the transport the wait of a refusal that carries one (RpcContext.retryAfter). */
+function tellWait(err: ContractError, ctx: RpcContext): void {
+  const wait = err.details?.retry_after;
+  if ((err.code === "RATE_LIMITED" || err.code === "UNAVAILABLE") && typeof wait === "number") ctx.retryAfter?.(wait);
 }
 
 /**

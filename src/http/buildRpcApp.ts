@@ -28,6 +28,8 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
     { bodyLimit: limits.pushBodyBytes, config: { auth: "optional", rawBodyOnly: true } },
     async (request, reply) => {
       let signal: AbortSignal | undefined;
+      // The longest wait of the refused calls, sent as Retry-After beside the 200.
+      let wait = 0;
       const ctx = {
         hub: options.hub,
         registry: options.registry,
@@ -37,8 +39,12 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
           signal ??= closeSignal(reply.raw);
           return signal;
         },
+        retryAfter: (seconds: number) => {
+          wait = Math.max(wait, seconds);
+        },
       };
       const answer = await dispatcher.handleBytes(request.rawBody, ctx);
+      if (wait > 0) reply.header("retry-after", String(wait));
       if (answer === null) return reply.code(204).send();
       return reply.code(200).type("application/json").send(answer);
     },

@@ -20,6 +20,12 @@ export interface RpcContext {
    * socket closed); absent where nobody can go away.
    */
   readonly signal?: AbortSignal;
+  /**
+   * Told the wait (seconds) of each refusal that carries one (RATE_LIMITED, UNAVAILABLE with
+   * `details.retry_after`), so a transport that can say it does: JSON-RPC over HTTP sends the
+   * longest as `Retry-After`, as REST does with its 429 and 503.
+   */
+  readonly retryAfter?: (seconds: number) => void;
 }
 
 export interface RpcMethod<C extends RpcContext = RpcContext, P = Record<string, unknown>> {
