@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { signRequest } from "../src/auth/signRequest.js";
-import { askHealth, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
+import { askHealth, listenRestAndRpc, notingAppends, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** Commits of one push: enough work for many slices, far under the limits. */
@@ -30,14 +30,10 @@ describe("long pushes", () => {
     // The store notes each append of commits (what follows a push's checks and decisions).
     t = await testApp("rest", {
       wrapStore: (store) =>
-        storeWith(store, {
-          appendCommits:
-            (own) =>
-            (...args) => {
-              order.push("append");
-              return own(...args);
-            },
-        }),
+        storeWith(
+          store,
+          notingAppends(() => order),
+        ),
     });
     // `GET /health` is sent as the hub's push begins.
     const push = t.hub.push.bind(t.hub);

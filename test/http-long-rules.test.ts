@@ -18,7 +18,7 @@ import { signRequest } from "../src/auth/signRequest.js";
 import type { Operation, WireCommit } from "../src/contract/Commit.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { ruleTextParses } from "../src/contract/ruleParseMemo.js";
-import { askHealth, storeWith } from "./support/liveTestApp.js";
+import { askHealth, notingAppends, storeWith } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 
 /** Rules of one request: far under the limits, enough to hold the loop for a long time in one go. */
@@ -59,14 +59,10 @@ describe("commits of many big rule texts", () => {
       workBudgetMs: 0,
       // The store notes each append of commits (what follows a request's checks and decision).
       wrapStore: (store) =>
-        storeWith(store, {
-          appendCommits:
-            (own) =>
-            (...args) => {
-              order.push("append");
-              return own(...args);
-            },
-        }),
+        storeWith(
+          store,
+          notingAppends(() => order),
+        ),
     });
     // `GET /health` is sent as the hub's work on each request begins.
     for (const name of ["createContract", "submitCommit", "push"] as const) {

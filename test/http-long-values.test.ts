@@ -14,7 +14,7 @@ import { after, before, describe, it } from "node:test";
 import { signRequest } from "../src/auth/signRequest.js";
 import { buildCommit } from "../src/contract/engine.js";
 import type { HubContext } from "../src/hub/HubContext.js";
-import { askHealth, type Listening, listenRestAndRpc, storeWith } from "./support/liveTestApp.js";
+import { askHealth, type Listening, listenRestAndRpc, notingAppends, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 /**
@@ -37,12 +37,7 @@ describe("long values", () => {
       limits: { bodyBytes: 17 * 1024 * 1024 },
       wrapStore: (store) =>
         storeWith(store, {
-          appendCommits:
-            (own) =>
-            (...args) => {
-              order.push("append");
-              return own(...args);
-            },
+          ...notingAppends(() => order),
           readCommits: (own) =>
             async function* (...args) {
               onRead?.("start", 0);

@@ -62,3 +62,18 @@ export function storeWith(store: Store, hooks: StoreHooks): Store {
     },
   });
 }
+
+/**
+ * The hook most of those tests use: "append" noted as each append of commits begins, in the
+ * order of events `order()` gives at that moment (tests start a new one per case).
+ */
+export function notingAppends(order: () => string[]): StoreHooks {
+  return {
+    appendCommits:
+      (own) =>
+      (...args) => {
+        order().push("append");
+        return own(...args);
+      },
+  };
+}
