@@ -10,10 +10,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { HubClient } from "../src/client/HubClient.js";
+import type { HubClient } from "../src/client/HubClient.js";
 import { signedWireCommit } from "../src/client/signedCommits.js";
-import { generateKeyPair } from "../src/contract/keys.js";
 import { type ExplorerHub, launch, prepare, skipWithoutChromium, startExplorerHub } from "./support/explorerBrowser.js";
+import { registeredClient } from "./support/registeredClient.js";
 
 const PUSHED = 400;
 
@@ -69,11 +69,7 @@ describe("explorer's load on the hub while commits stream in", { skip: skipWitho
   before(async () => {
     prepare();
     servers = await startExplorerHub("explorer-live-load");
-    const identity = generateKeyPair();
-    const access = generateKeyPair();
-    const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
-    await anonymous.register(identity.seed, access.seed);
-    owner = anonymous.withKey(access.seed);
+    owner = await registeredClient(servers.restUrl);
     browser = await launch();
     page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     await page.addInitScript(countRequestsInPage);

@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser, WebSocketRoute } from "playwright-core";
-import { HubClient } from "../src/client/HubClient.js";
+import type { HubClient } from "../src/client/HubClient.js";
 import { signedWireCommit } from "../src/client/signedCommits.js";
-import { generateKeyPair } from "../src/contract/keys.js";
 import { type ExplorerHub, launch, prepare, skipWithoutChromium, startExplorerHub } from "./support/explorerBrowser.js";
+import { registeredClient } from "./support/registeredClient.js";
 
 const PUSHED = 500;
 
@@ -24,11 +24,7 @@ describe("explorer's live indicator and redraws, in a real browser", { skip: ski
   before(async () => {
     prepare();
     servers = await startExplorerHub("explorer-live-status");
-    const identity = generateKeyPair();
-    const access = generateKeyPair();
-    const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
-    await anonymous.register(identity.seed, access.seed);
-    owner = anonymous.withKey(access.seed);
+    owner = await registeredClient(servers.restUrl);
     browser = await launch();
   });
   after(async () => {

@@ -14,10 +14,9 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { AccessRegistry } from "../src/auth/AccessRegistry.js";
 import { Authenticator } from "../src/auth/Authenticator.js";
-import { HubClient } from "../src/client/HubClient.js";
+import type { HubClient } from "../src/client/HubClient.js";
 import type { ContractError } from "../src/contract/ContractError.js";
 import { buildCommit } from "../src/contract/engine.js";
-import { generateKeyPair } from "../src/contract/keys.js";
 import { WASM_MEMO_MIN_CHARS } from "../src/contract/wasmValueMemo.js";
 import { startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
@@ -25,6 +24,7 @@ import { HeavyWork } from "../src/hub/heavy/HeavyWork.js";
 import { type TaskOutcome, WorkerPool } from "../src/hub/heavy/WorkerPool.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 import { manyFunctions } from "./support/manyFunctions.js";
+import { registeredClient } from "./support/registeredClient.js";
 import { base64 } from "./support/wasmModules.js";
 
 /** The hub's worker pool, whose `.wasm` checks wait at a gate the test opens. */
@@ -83,11 +83,7 @@ async function liveHub() {
     await pool.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const identity = generateKeyPair();
-  const access = generateKeyPair();
-  const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
-  await anonymous.register(identity.seed, access.seed);
-  const client = anonymous.withKey(access.seed);
+  const client = await registeredClient(servers.restUrl);
   const { contract_id: id } = await client.createContract({ model: null, rules: [] });
   return { servers, client, id, pool };
 }
