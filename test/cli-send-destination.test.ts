@@ -2,8 +2,10 @@
  * `send --to` asks the hub about the destination before anything is written, every step a
  * real process against a real hub on loopback: a contract the hub shows this key is recorded;
  * one it does not (a typo, or a private contract this key may not read: the hub answers both
- * alike) is refused and the log stays as it was; `--offline` records it unasked, and the hub
- * decides at push; a hub that cannot be reached leaves the SEND recorded with a warning.
+ * alike) is refused and the log stays as it was; `--no-recipient-check` records it without
+ * asking about the destination but still refuses an overdraw; `--offline` records it unasked,
+ * and the hub decides at push; a hub that cannot be reached leaves the SEND recorded with a
+ * warning.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -159,5 +161,45 @@ describe("send checks its destination on the hub", () => {
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stderr, /^warning: /m);
     assert.equal((await field.ok<LogEntry[]>(["log"], depot)).length, before.length + 2);
+
+    // Without the destination check the balance still could not be asked: that is said too.
+    const unseen = await field.ok<SendDoc>([...sendArgs("c_somewhere"), "--no-recipient-check"], depot);
+    assert.equal(unseen.warnings?.length, 1);
+    assert.equal((await field.ok<LogEntry[]>(["log"], depot)).length, before.length + 3);
+  });
+});
+
+describe("send --no-recipient-check skips only the destination check", () => {
+  it("the refusal of a destination the hub does not show names the flag", async () => {
+    const hidden = await refused(sendArgs(hiddenId), vault);
+    assert.equal(hidden.details?.reason, "recipient_not_visible");
+    const hint = String(hidden.details?.hint);
+    assert.ok(hint.includes("--no-recipient-check"), hint);
+    assert.equal(hint.includes("--offline"), false, hint);
+  });
+
+  it("records a SEND to a private contract this key may not read; the hub takes it at push", async () => {
+    const before = await localLog(vault);
+    const sent = await treasury.ok<SendDoc>([...sendArgs(hiddenId), "--no-recipient-check"], vault);
+    assert.equal("warnings" in sent, false);
+    const after = await localLog(vault);
+    assert.equal(after.length, before.length + 1);
+    assert.deepEqual([after.at(-1)?.hash, after.at(-1)?.value?.to_contract], [sent.hash, hiddenId]);
+    const pushed = await treasury.ok<{ pushed: number }>(["push"], vault);
+    assert.equal(pushed.pushed, 1);
+  });
+
+  it("still refuses an overdraw and an asset this contract does not hold, and writes nothing", async () => {
+    const before = await localLog(vault);
+    const over = await refused([...sendArgs(hiddenId, 1000), "--no-recipient-check"], vault);
+    // 100 created, 4 sent by the tests above.
+    assert.deepEqual(
+      [over.code, over.details?.reason, over.details?.amount, over.details?.available],
+      ["VALIDATION_FAILED", "insufficient_balance", 1000, 96],
+    );
+    const silver = ["send", "--asset", "SILVER", "--to", hiddenId, "--amount", "1", "--no-recipient-check"];
+    const none = await refused(silver, vault);
+    assert.deepEqual([none.code, none.details?.reason], ["VALIDATION_FAILED", "asset_not_found"]);
+    assert.deepEqual(await localLog(vault), before);
   });
 });

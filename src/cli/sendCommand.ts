@@ -17,11 +17,12 @@ import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
  * written, instead of sinking the whole push later. The destination is asked of the hub first
  * (the hub's own order: recipient, then asset, then balance): a contract the hub does not show
  * this key is refused, so a mistyped id is caught before it is written, not at push. When the
- * hub cannot be asked, the SEND is written with a warning and the hub checks both at push;
- * `--offline` asks it nothing.
+ * hub cannot be asked, the SEND is written with a warning and the hub checks both at push.
+ * `--no-recipient-check` (commander's `recipientCheck: false`) skips the destination only, for
+ * a private contract this key may not read; `--offline` asks the hub nothing.
  */
 export function sendCommand(
-  opts: CommitFlags & { asset?: string; to?: string; amount?: string; offline?: boolean },
+  opts: CommitFlags & { asset?: string; to?: string; amount?: string; offline?: boolean; recipientCheck?: boolean },
   io: Io,
 ): Promise<number> {
   return runCommand(io, opts, "send", async (cli: Cli) => {
@@ -30,14 +31,18 @@ export function sendCommand(
       to_contract: required(opts.to, "--to"),
       amount: positiveInteger(opts.amount, "--amount"),
     };
-    const [recipient, available] =
+    const notAsked = { seen: "not_asked" } as const;
+    const [recipient, balance] =
       opts.offline === true
-        ? [{ seen: "not_asked" } as const, null]
+        ? [notAsked, null]
         : await Promise.all([
-            recipientOnHub(cli, opts.key, WorkingCopy.find(cli.cwd), value.to_contract),
+            opts.recipientCheck === false
+              ? notAsked
+              : recipientOnHub(cli, opts.key, WorkingCopy.find(cli.cwd), value.to_contract),
             knownBalance(cli, opts.key, value.asset_id),
           ]);
     if (recipient.seen === "hidden") throw recipientNotVisible(value.to_contract);
+    const available = typeof balance === "object" && balance !== null ? null : balance;
     if (available === "none") {
       throw new ContractError(
         "VALIDATION_FAILED",
@@ -52,7 +57,12 @@ export function sendCommand(
         { reason: "insufficient_balance", asset_id: value.asset_id, amount: value.amount, available },
       );
     }
-    await commitLocally(cli, opts, [{ method: "send", value }], uncheckedWarnings(recipient, value.to_contract));
+    await commitLocally(
+      cli,
+      opts,
+      [{ method: "send", value }],
+      uncheckedWarnings(recipient, balance, value.to_contract),
+    );
     return undefined;
   });
 }
@@ -60,7 +70,8 @@ export function sendCommand(
 /**
  * The refusal of a destination the hub does not show this key. The hub answers a private
  * contract that the caller may not read exactly as a missing one, so this does not say the
- * contract does not exist (that is the push's -32025), and `--offline` is the way past it.
+ * contract does not exist (that is the push's -32025), and `--no-recipient-check` is the way
+ * past it (not `--offline`, which would skip the balance check too).
  */
 function recipientNotVisible(to: string): ContractError {
   return new ContractError(
@@ -69,30 +80,44 @@ function recipientNotVisible(to: string): ContractError {
     {
       reason: "recipient_not_visible",
       to_contract: to,
-      hint: "Check the id. To send to a private contract you may not read, run the same command with --offline: the hub checks at push that the contract exists.",
+      hint: "Check the id. To send to a private contract you may not read, run the same command with --no-recipient-check: the balance is still checked here, and the hub checks at push that the contract exists.",
     },
   );
 }
 
-/** The warning of a SEND written without the hub's word on its destination (none when it was given). */
-function uncheckedWarnings(recipient: RecipientSeen, to: string): string[] {
-  if (recipient.seen !== "unchecked") return [];
-  const where = recipient.hub === null ? "the hub" : `the hub at ${recipient.hub}`;
-  return [
-    `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination and the balance at push`,
-  ];
+/**
+ * The warning of a SEND written without the hub's word on its destination, or (when the
+ * destination was not asked about, `--no-recipient-check`) on its balance; none when the hub
+ * answered, or when `--offline` asked it nothing on purpose.
+ */
+function uncheckedWarnings(recipient: RecipientSeen, balance: KnownBalance | null, to: string): string[] {
+  if (recipient.seen === "unchecked") {
+    const where = recipient.hub === null ? "the hub" : `the hub at ${recipient.hub}`;
+    return [
+      `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination and the balance at push`,
+    ];
+  }
+  if (recipient.seen === "not_asked" && typeof balance === "object" && balance !== null) {
+    return [
+      `balance not checked: the hub could not be asked (${balance.why}); the SEND is recorded, and the hub checks the balance at push`,
+    ];
+  }
+  return [];
 }
+
+/** What `knownBalance` found: an amount, null when it cannot be known, "none", or why the hub could not be asked. */
+type KnownBalance = number | null | "none" | { why: string };
 
 /**
  * The balance of `asset` this contract will have after its unpushed commits: the hub's
  * booked amount (by `issuer/asset_id`, the contract's own asset, or the one held asset of
  * that id) plus pending creates, sends and receipts. An unpushed RECV credits what its SEND
  * carries (as the hub lists it, or an unpushed SEND to this contract), so what it brings in
- * may be sent on in the same push. Null when it cannot be known; "none" when the hub answered
- * and neither its books nor an unpushed commit mention an asset of that id (the hub would
- * refuse the SEND, -32022).
+ * may be sent on in the same push. Null when the hub's answer leaves it unknown; `{why}` when
+ * the hub could not be asked; "none" when the hub answered and neither its books nor an
+ * unpushed commit mention an asset of that id (the hub would refuse the SEND, -32022).
  */
-async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<number | null | "none"> {
+async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<KnownBalance> {
   const wc = WorkingCopy.find(cli.cwd);
   const unpushed = wc.readCommits().slice(wc.origin().length);
   let books: Awaited<ReturnType<typeof hubAssets>>;
@@ -103,10 +128,10 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
         hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc),
         receivedByUnpushed(cli, key, wc, unpushed, asset),
       ]),
-      new Promise<never>((_, fail) => setTimeout(() => fail(new Error("timeout")), 2000).unref()),
+      new Promise<never>((_, fail) => setTimeout(() => fail(new Error("no answer within 2 s")), 2000).unref()),
     ]);
-  } catch {
-    return null;
+  } catch (err) {
+    return { why: err instanceof Error ? err.message : String(err) };
   }
   const own = wc.config.contract_id;
   const byName = books.balances.filter((b) => b.asset_id === asset);

@@ -89,6 +89,10 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
       .option("--asset <id>", "asset id (or issuer/asset_id)")
       .option("--to <contract_id>", "receiving contract")
       .option("--amount <n>", "amount")
+      .option(
+        "--no-recipient-check",
+        "do not ask the hub about --to (a private contract this key may not read); the balance is still checked",
+      )
       .option("--offline", "do not ask the hub (neither the destination nor the balance is checked before push)"),
   ).action(async (opts) => setExit(await (await import("./sendCommand.js")).sendCommand(opts, io)));
   commitOptions(
