@@ -20,7 +20,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, verify as cryptoVerify, type KeyObject, randomBytes } from "node:crypto";
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
@@ -547,6 +547,7 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
   const CLIENTS = 32;
   const WARM = QUICK ? 20 : 60;
   const PER_CLIENT = QUICK ? 100 : 400;
+  const PACED = QUICK ? 50 : 200;
   const parties = Array.from({ length: CLIENTS }, newParty);
   const plans: Prepared[][] = [];
   for (const p of parties) {
@@ -556,7 +557,7 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     await push(base, p, id, JSON.stringify({ commits: [g] }));
     const path = `/contracts/${id}/commits`;
     plans.push(
-      chain(p, id, g.hash, 0, WARM + PER_CLIENT).map((commit) => {
+      chain(p, id, g.hash, 0, WARM + PER_CLIENT + PACED).map((commit) => {
         const body = JSON.stringify({ contract_id: id, commit });
         return { path, body, headers: authHeaders(p, "POST", path, body) };
       }),
@@ -564,15 +565,20 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
   }
 
   let lastResponse = 0;
+  let firstRefusal: string | undefined;
+  /** Each client's next prepared commit: the runs below continue where the last one stopped. */
+  const next: number[] = plans.map(() => 0);
   /** Each connection sends its own client's commits in order, one at a time. */
-  const run = (from: number, count: number) => {
+  const run = (count: number) => {
     let nextClient = 0;
-    const cursor = new Map<number, number>();
     return autocannon({
       url: base,
       connections: CLIENTS,
       pipelining: 1,
       maxConnectionRequests: count,
+      // Ends when every connection has sent its `count`; the default of 10 s would end a run
+      // early on a slow machine.
+      duration: 3600,
       timeout: 30,
       // autocannon resets a connection's context before each request from `initialContext`:
       // giving each connection its own initial context names its client.
@@ -587,22 +593,21 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
           setupRequest: (req, context) => {
             const c = context.client as number | undefined;
             if (c === undefined) return { ...req, method: "GET", path: "/health" };
-            const i = cursor.get(c) ?? from;
-            cursor.set(c, i + 1);
-            const plan = plans[c]![i]!;
+            const plan = plans[c]![next[c]!++]!;
             return { ...req, method: "POST", path: plan.path, headers: plan.headers, body: plan.body };
           },
-          onResponse: () => {
+          onResponse: (status, body) => {
             lastResponse = performance.now();
+            if (status >= 300) firstRefusal ??= body;
           },
         },
       ],
     });
   };
-  await run(0, WARM);
+  await run(WARM);
   const t0 = performance.now();
   const generator = process.cpuUsage();
-  const { value: result, usPerOp } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(WARM, PER_CLIENT));
+  const { value: result, usPerOp } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(PER_CLIENT));
   const generatorCpu = process.cpuUsage(generator);
   // Up to the last answer: autocannon notices the end on a one-second tick, so its own duration
   // (and the time until its promise settles) is rounded up to whole seconds.
@@ -633,7 +638,8 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     unit: "requests",
     note: `${total} answered, ${result["2xx"]} 2xx`,
   });
-  if (errors > 0) process.stderr.write(`  hub · single commits: ${JSON.stringify(result.statusCodeStats)}\n`);
+  if (errors > 0)
+    process.stderr.write(`  hub · single commits: ${JSON.stringify(result.statusCodeStats)}, first: ${firstRefusal}\n`);
   const inside = latencyInsideHub(hub.logFile, total);
   for (const [q, v] of Object.entries(inside ?? {})) {
     r.add({
@@ -644,6 +650,94 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
       note: "onRequest to onResponse, from its request log: without the waits before the hub reads a request and in the load generator",
     });
   }
+
+  // The same 32 clients below saturation: each sends at a fixed pace, together half the rate
+  // just measured. With every client waiting for its answer before the next (above), the mean
+  // latency is 32 ÷ the rate (Little's law) whatever the hub does; paced, it is the hub's own.
+  const rate = Math.max(CLIENTS, Math.round(total / seconds / 2));
+  const pacedCount = CLIENTS * PACED;
+  const { value: latencies, usPerOp: pacedUs } = await hubCpu(hub, pacedCount, () =>
+    paced(base, plans, next, PACED, rate),
+  );
+  const pacedCase = `POST /commits, ${CLIENTS} clients paced at ${rate} requests/s in all (half the rate above)`;
+  const pacedNote = "from each request's scheduled time, so a late answer also delays the next request's count";
+  r.add({
+    bench: BENCH,
+    case: `${pacedCase}: latency p50`,
+    value: quantile(latencies, 0.5),
+    unit: "ms",
+    note: pacedNote,
+  });
+  r.add({
+    bench: BENCH,
+    case: `${pacedCase}: latency p99`,
+    value: quantile(latencies, 0.99),
+    unit: "ms",
+    note: pacedNote,
+  });
+  r.add({ bench: BENCH, case: `${pacedCase}: hub CPU time per request (all threads)`, value: pacedUs, unit: "µs" });
+  const pacedInside = latencyInsideHub(hub.logFile, pacedCount);
+  if (pacedInside)
+    r.add({ bench: BENCH, case: `${pacedCase}: latency p99 inside the hub`, value: pacedInside.p99, unit: "ms" });
+}
+
+/**
+ * Sends `count` prepared commits per client, from its `next` on, each client on its own keep-alive
+ * connection at `rate ÷ clients` requests a second, the clients' schedules spread evenly over
+ * one interval. Resolves each request's latency in ms, measured from the time it was due: a
+ * client whose previous answer came late sends at once, and that wait counts (no coordinated
+ * omission).
+ */
+async function paced(
+  base: string,
+  plans: Prepared[][],
+  next: number[],
+  count: number,
+  rate: number,
+): Promise<number[]> {
+  const { hostname, port } = new URL(base);
+  const interval = (plans.length / rate) * 1000;
+  const start = performance.now() + 50;
+  const latencies: number[] = [];
+  await Promise.all(
+    plans.map(async (plan, c) => {
+      const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+      for (let i = 0; i < count; i++) {
+        const due = start + (c / plans.length + i) * interval;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const { path, body, headers } = plan[next[c]!++]!;
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            {
+              hostname,
+              port,
+              path,
+              method: "POST",
+              agent,
+              headers: { ...headers, "content-length": Buffer.byteLength(body) },
+            },
+            (res) => {
+              res.resume();
+              res.on("end", () => resolve(res.statusCode ?? 0));
+            },
+          );
+          req.on("error", reject);
+          req.end(body);
+        });
+        if (status < 200 || status > 299) throw new Error(`paced POST ${path} answered ${status}`);
+        latencies.push(performance.now() - due);
+      }
+      agent.destroy();
+    }),
+  );
+  return latencies;
+}
+
+/** The q-quantile of `values` (nearest rank). */
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 }
 
 /**
