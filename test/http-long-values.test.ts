@@ -7,7 +7,9 @@
  * How it is seen, by ordering: `GET /health` is sent as the hub starts to prepare the big
  * commit (HeavyWork.preparse wrapped), whose hash must be done before its shape check; and,
  * on a cold load, as the store is asked for the log, and again as the big commit comes out
- * of the store. Each answer must come back before the step it was sent ahead of.
+ * of the store. Each answer must come back before the step it was sent ahead of. A commit given
+ * as fields (POST /contracts/:id/commits) is hashed under the contract's lock: `GET /health`
+ * sent as it is prepared must come back before its append.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -105,5 +107,26 @@ describe("long values", () => {
     order.push("loaded");
     assert.equal(res.status, 200);
     assert.deepEqual(order, ["health", "read", "health", "loaded"]);
+  });
+
+  it("answers GET /health while the hash of a commit given as fields, holding a ~15 MB value, is computed", async () => {
+    // The field form's commit is built, and its parent known, only under the contract's lock:
+    // its hash was computed there in one piece, so the append came before any other request.
+    const work = t.hub as unknown as { ctx: HubContext };
+    const preparse = work.ctx.work.preparse.bind(work.ctx.work);
+    work.ctx.work.preparse = (caller, commits, limits, contractId) => {
+      const preparing = preparse(caller, commits, limits, contractId);
+      if ((commits[0] as { data: Array<{ path?: string }> }).data[0]?.path === "/docs/fields.json") {
+        void askHealth(live.restUrl, order);
+      }
+      return preparing;
+    };
+    order = [];
+    const body = JSON.stringify({ contract_id: id, method: "post", path: "/docs/fields.json", value: BIG });
+    const answer = await post(`/contracts/${id}/commits`, body);
+    order.push("post");
+    work.ctx.work.preparse = preparse;
+    assert.equal(answer.status, 201, JSON.stringify(answer.body));
+    assert.deepEqual(order, ["health", "append", "post"]);
   });
 });

@@ -22,6 +22,7 @@ import {
   type ParseLimits,
 } from "./canonicalJson.js";
 import { DEFAULT_LIMITS } from "./limits.js";
+import { rememberMemberNames, WIDE_OBJECT } from "./memberNames.js";
 import { type HeavyNode, hasText, JsonPlanner, PIECE_LIMITS, type Piece, type PieceLimits } from "./planJsonPieces.js";
 import { DuplicateScan, duplicateKeyError } from "./scanJsonText.js";
 
@@ -149,16 +150,19 @@ async function throwDuplicate(text: string, maxDepth: number, tick: () => Promis
 /** The value of the heavy container `node`, whose JSON pointer is `at`. */
 async function rebuild(b: Build, node: HeavyNode, at: string): Promise<unknown> {
   const out: unknown = node.object ? {} : [];
+  // An object's names as they come: a wide one's are remembered (memberNames.ts).
+  const names: string[] | null = node.object ? [] : null;
   for (const piece of node.pieces) {
     await b.tick();
-    if (piece.node === undefined) addLight(b, node, piece, out, at);
-    else await addHeavy(b, piece, piece.node, out, at);
+    if (piece.node === undefined) addLight(b, node, piece, out, at, names);
+    else await addHeavy(b, piece, piece.node, out, at, names);
   }
+  if (names !== null && names.length >= WIDE_OBJECT) rememberMemberNames(out as object, names);
   return out;
 }
 
 /** Adds a run of light children to `out`, checked with their pointers. */
-function addLight(b: Build, node: HeavyNode, piece: Piece, out: unknown, at: string): void {
+function addLight(b: Build, node: HeavyNode, piece: Piece, out: unknown, at: string, names: string[] | null): void {
   const inner = b.text.slice(piece.from, piece.to);
   if (!hasText(inner, 0, inner.length)) throw syntaxAt(piece.to, "an empty element or member");
   const open = node.object ? "{" : "[";
@@ -175,11 +179,11 @@ function addLight(b: Build, node: HeavyNode, piece: Piece, out: unknown, at: str
   }
   const members = value as Record<string, unknown>;
   const target = out as Record<string, unknown>;
-  for (const key of Object.keys(members)) addMember(b, target, key, members[key], at);
+  for (const key of Object.keys(members)) addMember(b, target, key, members[key], at, names!);
 }
 
 /** Adds one heavy child (an element, or a member with its name) to `out`. */
-async function addHeavy(b: Build, piece: Piece, child: HeavyNode, out: unknown, at: string) {
+async function addHeavy(b: Build, piece: Piece, child: HeavyNode, out: unknown, at: string, names: string[] | null) {
   if (hasText(b.text, child.end + 1, piece.to)) throw syntaxAt(child.end + 1, "more text after a value");
   if (Array.isArray(out)) {
     if (hasText(b.text, piece.from, child.start)) throw syntaxAt(piece.from, "more text before a value");
@@ -195,20 +199,28 @@ async function addHeavy(b: Build, piece: Piece, child: HeavyNode, out: unknown, 
   if (key === undefined) throw syntaxAt(piece.from, "a member without a name");
   const target = out as Record<string, unknown>;
   const value = await rebuild(b, child, `${at}/${escapePointer(key)}`);
-  if (keyAllowed(b, target, key, at)) target[key] = value;
+  if (keyAllowed(b, target, key, at, names!)) target[key] = value;
 }
 
-function addMember(b: Build, target: Record<string, unknown>, key: string, value: unknown, at: string): void {
-  if (!keyAllowed(b, target, key, at)) return;
+function addMember(
+  b: Build,
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+  at: string,
+  names: string[],
+): void {
+  if (!keyAllowed(b, target, key, at, names)) return;
   check(b, value, at, key);
   target[key] = value;
 }
 
 /**
- * The checks of a member name, counted as one member; false for `__proto__`, which is
- * refused and never assigned (an assignment would set the object's prototype).
+ * The checks of a member name, counted as one member (and added to `names` the first time);
+ * false for `__proto__`, which is refused and never assigned (an assignment would set the
+ * object's prototype).
  */
-function keyAllowed(b: Build, target: Record<string, unknown>, key: string, at: string): boolean {
+function keyAllowed(b: Build, target: Record<string, unknown>, key: string, at: string, names: string[]): boolean {
   b.keys.count++;
   if (key === "__proto__") {
     b.failed ??= forbiddenKey(at);
@@ -216,6 +228,7 @@ function keyAllowed(b: Build, target: Record<string, unknown>, key: string, at: 
   }
   if (hasLoneSurrogate(key)) b.failed ??= loneSurrogate(at);
   if (Object.hasOwn(target, key)) b.duplicate = true;
+  else names.push(key);
   return true;
 }
 

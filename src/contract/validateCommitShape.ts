@@ -13,6 +13,7 @@ import { computeCommitHash } from "./commitHash.js";
 import { preparedCommitHash } from "./commitHashInSlices.js";
 import { decodeHash, decodeSignature, isLowerHex, normalizeIdentity, parseIdentity, typeName } from "./hex.js";
 import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { ownKeys } from "./memberNames.js";
 import { checkOperationPaths, checkPathSyntax } from "./pathTypes.js";
 
 /** What shape validation needs to know besides the commit. */
@@ -152,7 +153,7 @@ export function normalizeOperation(raw: unknown, index = 0): Operation {
     invalid(`Cannot accept ${at}: expected an object, got ${typeName(raw)}`, "operation_not_object", {
       operation: index,
     });
-  for (const key of Object.keys(raw)) {
+  for (const key of ownKeys(raw)) {
     if (!OPERATION_KEYS.has(key))
       invalid(`Cannot accept ${at}: unknown field "${key}"`, "unknown_field", { operation: index, field: key });
   }
@@ -232,8 +233,7 @@ function actionLabel(raw: Record<string, unknown>, at: string, index: number): s
 function checkGenesisValue(value: unknown, at: string, index: number): void {
   if (!isPlainObject(value))
     genesisInvalid(at, index, `must be an object {model, rules, owner}, got ${typeName(value)}`);
-  for (const key of Object.keys(value))
-    if (!GENESIS_KEYS.has(key)) genesisInvalid(at, index, `has unknown field "${key}"`);
+  for (const key of ownKeys(value)) if (!GENESIS_KEYS.has(key)) genesisInvalid(at, index, `has unknown field "${key}"`);
   if (value.model !== null && typeof value.model !== "string")
     genesisInvalid(at, index, "model must be a string or null");
   if (!Array.isArray(value.rules) || value.rules.some((r) => typeof r !== "string")) {
@@ -260,7 +260,7 @@ function exactKeys(operation: "CREATE" | "SEND" | "RECV", value: unknown, keys: 
       "asset_value",
     );
   for (const k of keys) if (!(k in value)) assetReject(operation, `value is missing "${k}"`, -32602, "asset_value");
-  for (const k of Object.keys(value))
+  for (const k of ownKeys(value))
     if (!keys.includes(k)) assetReject(operation, `value has unknown field "${k}"`, -32602, "asset_value");
   return value;
 }
@@ -339,11 +339,13 @@ function normalizeHead(raw: unknown, parent: string | null, limits: Limits): Com
       `Cannot accept commit: head.signatures must be an object, got ${typeName(sigsRaw)}`,
       "signatures_not_object",
     );
-  const entries = Object.entries(sigsRaw);
-  if (entries.length > limits.signaturesPerCommit)
-    tooMany("signatures", "signaturesPerCommit", limits.signaturesPerCommit, entries.length);
+  // Counted before anything is listed: a wide parsed object's names are known (memberNames.ts).
+  const signers = ownKeys(sigsRaw);
+  if (signers.length > limits.signaturesPerCommit)
+    tooMany("signatures", "signaturesPerCommit", limits.signaturesPerCommit, signers.length);
   const signatures: Record<string, string> = {};
-  for (const [key, sig] of entries) {
+  for (const key of signers) {
+    const sig = sigsRaw[key];
     const signer = signerKey(key);
     if (Object.hasOwn(signatures, signer))
       invalid(`Cannot accept commit: signer "${signer}" appears twice in head.signatures`, "duplicate_signer", {
@@ -386,7 +388,7 @@ function normalizeAttestation(raw: unknown, i: number): Attestation {
   const at = `head.attestations[${i}]`;
   if (!isPlainObject(raw))
     invalid(`Cannot accept ${at}: expected an object, got ${typeName(raw)}`, "attestation_shape");
-  for (const key of Object.keys(raw))
+  for (const key of ownKeys(raw))
     if (!ATTESTATION_KEYS.has(key)) invalid(`Cannot accept ${at}: unknown field "${key}"`, "attestation_shape");
   if (typeof raw.claim !== "string" || raw.claim.length === 0)
     invalid(`Cannot accept ${at}: claim must be a non-empty string`, "attestation_shape");

@@ -6,6 +6,7 @@ import { ContractError, isContractError } from "../contract/ContractError.js";
 import { acceptCommit, applyDelta, stateView } from "../contract/engine.js";
 import { typeName } from "../contract/hex.js";
 import { DEFAULT_LIMITS } from "../contract/limits.js";
+import { ownKeys } from "../contract/memberNames.js";
 import { operationsFromBody } from "../contract/operationsFromBody.js";
 import { leafOf } from "../contract/StoredCommit.js";
 import { validateCommitShape } from "../contract/validateCommitShape.js";
@@ -61,15 +62,16 @@ export async function submitCommit(
       { reason: "commit_with_fields", field: mixed },
     );
   const ops = fields ? operationsFromBody(body) : null;
-  const signed = body.signatures !== undefined && Object.keys(body.signatures ?? {}).length > 0;
+  const signed = body.signatures !== undefined && ownKeys(body.signatures ?? {}).length > 0;
   if (fields && signed && body.parent === undefined)
     throw new ContractError("INVALID_REQUEST", "A signed commit must name its parent", { reason: "parent_required" });
   // When the hub chose the parent and another instance moved the head before the append,
   // validate again on the new head (docs/api.md) instead of answering 409: the caller
   // then learns the real outcome (e.g. -32032 for the second RECV of a SEND).
   const hubChoseParent = fields && body.parent === undefined;
-  // Big model texts are parsed in slices first; the shape check finds them parsed.
-  await hub.work.preparse(caller, [fields ? { data: ops } : body.commit], hub.settings.limits, id);
+  // Big model texts are parsed in slices first; the shape check finds them parsed. A big
+  // {commit} is hashed here too; the fields form's hash needs its parent, known under the lock.
+  await hub.work.preparse(caller, [fields ? { data: ops } : body.commit], hub.settings.limits, fields ? undefined : id);
   for (let attempt = 1; ; attempt++) {
     try {
       return await submitLocked(hub, caller, id, body, fields, ops);
@@ -95,6 +97,9 @@ function submitLocked(
     // before that hash can make it an idempotent re-send of the head, as in a push.
     const parent = body.parent === undefined ? state.head : body.parent;
     const limits = hub.settings.limits ?? DEFAULT_LIMITS;
+    // A big value is hashed in slices first (commitHashInSlices.ts); the shape check finds the hash.
+    const hashing = fields ? hub.work.prehash(caller, id, [{ parent, data: ops }], limits) : undefined;
+    if (hashing !== undefined) await hashing;
     const commit: WireCommit = fields
       ? validateCommitShape(
           {

@@ -179,6 +179,22 @@ export class HeavyWork {
   }
 
   /**
+   * Hashes the big commits of `commits` (as received) in slices charged to `caller`, so that
+   * their shape check finds the hash; undefined, not a promise, when none is big. For a commit
+   * whose parent is known only under the contract's lock: the field form of a single commit
+   * on the head, which the hub builds there.
+   */
+  prehash(
+    caller: Caller | null,
+    contractId: string,
+    commits: readonly unknown[],
+    limits: Limits = DEFAULT_LIMITS,
+  ): Promise<void> | undefined {
+    const big = bigCommits(commits);
+    return big.length === 0 ? undefined : this.#prehash(caller, contractId, big, limits);
+  }
+
+  /**
    * Hashes each of `commits` (as received) in slices charged to `caller`. A commit whose
    * operations or parent the shape check would refuse is left to it: it refuses before the hash.
    */

@@ -95,14 +95,14 @@ export interface CommitInsert {
   leafIndex?: number;
 }
 
-/** Each JSON column of `c` serialised once. */
-export function commitInsert(c: StoredCommit): CommitInsert {
+/** Each JSON column of `c` serialised once (`data` given when it was written in slices: dataTextInSlices). */
+export function commitInsert(c: StoredCommit, data = JSON.stringify(c.data)): CommitInsert {
   const row: CommitInsert = {
     index: c.index,
     hash: c.hash,
     parent: c.parent,
     timestamp: c.timestamp,
-    data: JSON.stringify(c.data),
+    data,
     signatures: JSON.stringify(c.signatures),
     attestations: c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
     signers: JSON.stringify(c.signers),
