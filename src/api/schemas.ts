@@ -67,15 +67,24 @@ export const WireCommit = Type.Object({
   }),
 });
 
+/**
+ * An object whose members are anything: checked as an object, its members left to the hub.
+ * `Type.Record(Type.String(), Type.Unknown())` compiles to a walk of every member that checks
+ * nothing (`Object.entries`); with the template check's own listing of them, 90,000
+ * parameters held the event loop 110–200 ms.
+ */
+const AnyMembers = (options: { description?: string } = {}) =>
+  Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true, ...options }));
+
 export const CreateContractBody = Type.Object({
   contract_id: Type.Optional(Type.String()),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   rules: Type.Optional(Type.Array(Type.String())),
   owner: Type.Optional(Type.String()),
-  state: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  state: Type.Optional(AnyMembers()),
   readers: Type.Optional(Type.Array(Type.String())),
   template: Type.Optional(Type.String()),
-  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  params: Type.Optional(AnyMembers()),
 });
 export type CreateContractBody = Static<typeof CreateContractBody>;
 

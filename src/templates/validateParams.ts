@@ -1,6 +1,7 @@
 import { isContractError } from "../contract/ContractError.js";
 import { parseIdentity } from "../contract/hex.js";
 import { parseIsoDate, parseIsoDateTime } from "../contract/isoDate.js";
+import { ownKeys } from "../contract/memberNames.js";
 import { keyParamError, paramError } from "./paramError.js";
 import type { ParamValues, TemplateDefinition, TemplateParam } from "./Template.js";
 
@@ -82,7 +83,8 @@ function convert(p: TemplateParam, raw: unknown): string | number | string[] {
 export function validateParams(def: TemplateDefinition, raw: unknown): ParamValues {
   const given = raw === undefined || raw === null ? {} : raw;
   if (!isPlainObject(given)) throw paramError("params", "params_not_object", "params must be an object");
-  for (const name of Object.keys(given)) {
+  // The names the sliced parser remembered, when it did: Object.keys lists a wide object in one piece.
+  for (const name of ownKeys(given)) {
     if (!def.params.some((p) => p.name === name)) {
       throw paramError(name, "param_unknown", `template ${def.id} has no such parameter`);
     }
