@@ -40,6 +40,11 @@ export interface ShapeContext {
 const OPERATION_KEYS = new Set(["method", "path", "value", "action"]);
 const ATTESTATION_KEYS = new Set(["oracle", "claim", "value", "signature"]);
 const GENESIS_KEYS = new Set(["model", "rules", "owner"]);
+/** The own keys, in order, of a commit, an operation and a head in normal form (hasExactly). */
+const COMMIT_FIELDS = ["hash", "parent", "data", "head"];
+const METHOD_VALUE = ["method", "value"];
+const METHOD_PATH_VALUE = ["method", "path", "value"];
+const PARENT_SIGNATURES = ["parent", "signatures"];
 /** Methods whose operations carry no path (docs/protocol.md). */
 const PATHLESS = new Set(["genesis", "action", "create", "send", "recv"]);
 /** Methods whose operations must name a path. */
@@ -56,6 +61,18 @@ function tooMany(what: string, limit: keyof Limits, max: number, got: number): n
     max,
     actual: got,
   });
+}
+
+/**
+ * `v` (a plain object) is exactly what normalizing it would build: an ordinary object whose
+ * own keys are `keys`, in that order. The checks before have read each value; the normal
+ * form holds the same ones, so `v` can be kept instead of copied. The keys of a wide parsed
+ * object (a commit padded with junk members) are the parser's, not listed again (ownKeys).
+ */
+function hasExactly(v: object, keys: readonly string[]): boolean {
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  const own = ownKeys(v);
+  return own.length === keys.length && own.every((k, i) => k === keys[i]);
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -128,7 +145,13 @@ export function validateCommitShape(input: unknown, ctx: ShapeContext): WireComm
       throw err;
     }
   }
-  return { hash: computed, parent: parent as string | null, data, head };
+  // A commit already in normal form is returned as it came, and one that is not keeps what
+  // was: its hash string (equal to `computed`), operations, head and signatures. A push held
+  // the parsed body and a normalized copy of each of its commits until the append, and each
+  // young-generation collection of its shape checks copied both (docs/storage.md).
+  if (!ctx.computeHash && data === input.data && head === input.head && hasExactly(input, COMMIT_FIELDS))
+    return input as unknown as WireCommit;
+  return { hash: ctx.computeHash ? computed : (hash as string), parent: parent as string | null, data, head };
 }
 
 /** Validates and normalizes a commit's `data` array (count limit and each operation). */
@@ -139,7 +162,8 @@ export function normalizeOperations(raw: unknown, limits: Limits = DEFAULT_LIMIT
   if (raw.length > limits.operationsPerCommit) {
     tooMany("operations", "operationsPerCommit", limits.operationsPerCommit, raw.length);
   }
-  return raw.map((op, i) => normalizeOperation(op, i));
+  const ops = raw.map((op, i) => normalizeOperation(op, i));
+  return Object.getPrototypeOf(raw) === Array.prototype && ops.every((op, i) => op === raw[i]) ? raw : ops;
 }
 
 /**
@@ -182,12 +206,11 @@ export function normalizeOperation(raw: unknown, index = 0): Operation {
       field: "action",
     });
   }
-  const out: Operation = { method };
-  if (path !== undefined) out.path = path;
+  let normal = value;
   switch (method) {
     case "action":
-      out.value = actionLabel(raw, at, index);
-      return out;
+      normal = actionLabel(raw, at, index);
+      break;
     case "genesis":
       checkGenesisValue(value, at, index);
       break;
@@ -204,7 +227,10 @@ export function normalizeOperation(raw: unknown, index = 0): Operation {
       if (value === undefined)
         invalid(`Cannot accept ${at}: a ${method} operation needs a value`, "value_missing", { operation: index });
   }
-  out.value = value;
+  if (hasExactly(raw, path === undefined ? METHOD_VALUE : METHOD_PATH_VALUE)) return raw as unknown as Operation;
+  const out: Operation = { method };
+  if (path !== undefined) out.path = path;
+  out.value = normal;
   return out;
 }
 
@@ -365,8 +391,10 @@ function normalizeHead(raw: unknown, parent: string | null, limits: Limits): Com
       tooMany("attestations", "attestationsPerCommit", limits.attestationsPerCommit, raw.attestations.length);
     }
     head.attestations = raw.attestations.map((a, i) => normalizeAttestation(a, i));
+    return head;
   }
-  return head;
+  const same = raw.signatures === sigsRaw && hasExactly(sigsRaw, Object.keys(signatures));
+  return same && hasExactly(raw, PARENT_SIGNATURES) ? (raw as unknown as CommitHead) : head;
 }
 
 /** A signature key is an `.id` state path (kept) or an identity in either spelling (normalized). */

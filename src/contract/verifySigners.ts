@@ -145,13 +145,17 @@ export class SignatureBatch {
   }
 }
 
+/** A verdict not reached (a worker failed): the commit is then verified in order. */
+const none = () => undefined;
+
 /** The verdict of a commit's signatures under resolved keys: the distinct keys, or undefined if any fails. */
-function verifyWithKeys(commit: WireCommit, keys: readonly string[]): Promise<string[] | undefined> {
+function verifyWithKeys(commit: WireCommit, keys: string[]): Promise<string[] | undefined> {
   const sigs = Object.values(commit.head.signatures);
-  const none = () => undefined;
-  // One signature, the usual case: no Promise.all and no set of keys.
+  // One signature, the usual case: no Promise.all and no set of keys. The verdict is `keys`
+  // itself, not a copy: it becomes the stored commit's signers, and a push holds one array
+  // per commit to its append instead of two (docs/storage.md). Neither is ever modified.
   if (keys.length === 1)
-    return verifyPool.verifyHash(keys[0]!, commit.hash, sigs[0]!).then((ok) => (ok ? [keys[0]!] : undefined), none);
+    return verifyPool.verifyHash(keys[0]!, commit.hash, sigs[0]!).then((ok) => (ok ? keys : undefined), none);
   return Promise.all(keys.map((k, i) => verifyPool.verifyHash(k, commit.hash, sigs[i]!))).then(
     (results) => (results.includes(false) ? undefined : [...new Set(keys)]),
     none,
