@@ -2,7 +2,8 @@
  * The hub over real HTTP on loopback (issue 4, performance): push ingest against raw
  * ed25519 verify measured in the same run, single-commit submits from 32 concurrent clients
  * (throughput, p50/p99 latency at the client and inside the hub, from its request log, and
- * the CPU the load generator takes from the same cores), and a streamed pull of a
+ * the CPU the load generator takes from the same cores; then the same clients paced at half
+ * that rate, for the latency below saturation), and a streamed pull of a
  * 100,000-commit contract (rate and the server's peak RSS against the response size).
  *
  * The hub runs as a child process started exactly as an operator starts it
