@@ -1,9 +1,9 @@
 import { isBigCommitData } from "../../contract/commitHashInSlices.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { sliceIsDue, yieldSometimes } from "../../lib/sharedSlice.js";
+import { dataTextInSlices } from "../dataTextInSlices.js";
 import type { AppendExtras } from "../Store.js";
 import { type CommitInsert, commitInsert } from "./commitRows.js";
-import { dataTextInSlices } from "./dataTextInSlices.js";
 import type { SqliteWriter } from "./SqliteWriter.js";
 
 const isBigCommit = (c: StoredCommit) => isBigCommitData(c.data);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { memberNamesOf } from "../../contract/memberNames.js";
-import { parseJsonInSlices } from "../../contract/parseJsonInSlices.js";
+import { memberNamesOf } from "../contract/memberNames.js";
+import { parseJsonInSlices } from "../contract/parseJsonInSlices.js";
 import { dataTextInSlices } from "./dataTextInSlices.js";
 
 /** Strings with escapes and astral characters, some long enough to be cut. */

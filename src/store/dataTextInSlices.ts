@@ -8,8 +8,8 @@
  *
  * Only for values the hub checked (plain JSON data: no undefined, no toJSON, no cycles).
  */
-import { sortInSlices } from "../../contract/commitHashInSlices.js";
-import { memberNamesOf } from "../../contract/memberNames.js";
+import { sortInSlices } from "../contract/commitHashInSlices.js";
+import { memberNamesOf } from "../contract/memberNames.js";
 
 /** Characters written between two pauses: a millisecond or two. */
 const PIECE_CHARS = 64 * 1024;
