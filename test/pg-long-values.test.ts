@@ -94,6 +94,42 @@ describe("long values in the PostgreSQL store", () => {
     }
   });
 
+  it("builds the row of a commit whose attestation holds ~15 MB in slices, its text as JSON.stringify's", async () => {
+    // An attestation's value is any JSON: its column was one JSON.stringify, its read one JSON.parse.
+    const [genesis] = testChain("attested", 1);
+    await store.appendCommits("attested", null, [genesis!], created());
+    const attestations = [
+      { oracle: `ed25519:${"ef".repeat(32)}`, claim: "doc", value: BIG, signature: "01".repeat(64) },
+    ];
+    const attested: StoredCommit = {
+      index: 1,
+      hash: "ce".repeat(32),
+      parent: genesis!.hash,
+      data: [{ method: "post", path: "/n.json", value: 1 }],
+      signatures: {},
+      attestations,
+      timestamp: 1_700_000_001,
+      signers: [],
+    };
+    order.length = 0;
+    inserted.length = 0;
+    watching = true;
+    try {
+      await store.appendCommits("attested", genesis!.hash, [attested]);
+    } finally {
+      watching = false;
+    }
+    const at = order.indexOf("insert");
+    assert.deepEqual(order.slice(at - 2, at + 1), ["statement", "turn", "insert"], order.join(","));
+    assert.ok(
+      inserted[0]!.includes(JSON.stringify(attestations)),
+      "the attestations text is one of the INSERT's parameters",
+    );
+    const read: StoredCommit[] = [];
+    for await (const c of store.readCommits("attested", 1)) read.push(c);
+    assert.deepEqual(read[0]!.attestations, attestations);
+  });
+
   it("keeps the order and text of small commits around a big one in one append", async () => {
     // The big commit's row goes in a statement of its own between the others' batches.
     const [genesis, ...rest] = testChain("mixed", 4);

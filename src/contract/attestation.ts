@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { preparedAttestationHash } from "./attestationHashInSlices.js";
 import { canonicalize } from "./canonicalJson.js";
 import { decodeSignature, encodeHex, formatIdentity, parseIdentity } from "./hex.js";
 import { type SigningKey, sign, verify, verifyAsync } from "./keys.js";
@@ -22,9 +23,12 @@ export function attestationCanonicalText(payload: AttestationPayload): string {
   });
 }
 
-/** SHA-256 (32 raw bytes) of the attestation payload's JCS text: the signed message. */
+/**
+ * SHA-256 (32 raw bytes) of the attestation payload's JCS text: the signed message. A big
+ * attestation's hash was prepared in the hub's shared slices (attestationHashInSlices.ts).
+ */
 export function attestationHash(payload: AttestationPayload): Buffer {
-  return createHash("sha256").update(attestationCanonicalText(payload)).digest();
+  return preparedAttestationHash(payload) ?? createHash("sha256").update(attestationCanonicalText(payload)).digest();
 }
 
 /** Builds a signed attestation `{oracle, claim, value, signature}` for `head.attestations`. */

@@ -50,7 +50,7 @@ export function isBigCommitData(data: unknown): boolean {
 }
 
 /** `left` minus the weight of `value`; stops at 0 (and at the nesting limit, which the shape check refuses). */
-function weigh(value: unknown, left: number, depth: number): number {
+export function weigh(value: unknown, left: number, depth: number): number {
   if (typeof value === "string") return left - value.length;
   if (value === null || typeof value !== "object" || depth > DEFAULT_LIMITS.jsonDepth) return left - WEIGHT_PER_NODE;
   left -= WEIGHT_PER_NODE;
@@ -118,7 +118,7 @@ export function* sortInSlices(
 }
 
 /** The canonical text written so far and not yet hashed. */
-interface Out {
+export interface Out {
   text: string;
 }
 
@@ -156,7 +156,7 @@ function writeLeaf(o: Out, value: unknown, at: string): boolean {
  * canonicalize's `write` (same text, same first refusal with the pointer its second pass
  * names), pausing once PIECE_CHARS are written. `at` is the pointer in the whole payload.
  */
-function* write(o: Out, value: unknown, depth: number, at: string): Generator<void, void, void> {
+export function* write(o: Out, value: unknown, depth: number, at: string): Generator<void, void, void> {
   if (writeLeaf(o, value, at)) return;
   if (typeof value === "string") {
     // JSON.stringify escapes each character on its own, so the cuts' texts join into the
@@ -241,15 +241,23 @@ export async function commitHashInSlices(
   data: readonly Operation[],
   tick: () => Promise<void> | void,
 ): Promise<string> {
+  return (await hashInSlices((o) => commitText(o, contractId, parent, data), tick)).toString("hex");
+}
+
+/** SHA-256 of the text `pieces` writes to its Out, fed piece by piece with `tick()` between pieces. */
+export async function hashInSlices(
+  pieces: (o: Out) => Generator<void, void, void>,
+  tick: () => Promise<void> | void,
+): Promise<Buffer> {
   const hash = createHash("sha256");
   const o: Out = { text: "" };
-  const pieces = commitText(o, contractId, parent, data);
-  while (!pieces.next().done) {
+  const writing = pieces(o);
+  while (!writing.next().done) {
     hash.update(o.text, "utf8");
     o.text = "";
     await tick();
   }
-  return hash.update(o.text, "utf8").digest("hex");
+  return hash.update(o.text, "utf8").digest();
 }
 
 /** A commit hashed ahead of its shape check, and what the hash came to. */

@@ -1,3 +1,4 @@
+import { isBigAttestations, prepareAttestationHash } from "../../contract/attestationHashInSlices.js";
 import { isContractError } from "../../contract/ContractError.js";
 import type { GoverningModel } from "../../contract/ContractState.js";
 import { checkRule, knownTrue, rememberTrue, truthKey } from "../../contract/checkRule.js";
@@ -33,15 +34,40 @@ let sharedPool: WorkerPool | undefined;
 
 const NONE: unknown[] = [];
 
-/** The commits (as received) whose values weigh enough to hash in slices; NONE, not a new array, when none does. */
+/** Whether a commit's attestations (as received) weigh enough to hash in slices. */
+const bigAttestations = (c: unknown) =>
+  isBigAttestations((c as { head?: { attestations?: unknown } } | null)?.head?.attestations);
+
+/** The commits (as received) whose values or attestations weigh enough to hash in slices; NONE, not a new array, when none does. */
 function bigCommits(commits: readonly unknown[]): unknown[] {
   let big = NONE;
   for (const c of commits) {
-    if (!isBigCommitData((c as { data?: unknown } | null)?.data)) continue;
+    if (!isBigCommitData((c as { data?: unknown } | null)?.data) && !bigAttestations(c)) continue;
     if (big === NONE) big = [];
     big.push(c);
   }
   return big;
+}
+
+/**
+ * Hashes the signed message of each attestation of `commit` (as received), for its signature
+ * check to find; a list the shape check refuses (too long, an attestation not an object or
+ * without a string claim) is left to it.
+ */
+async function prehashAttestations(
+  contractId: string,
+  parent: string | null,
+  commit: unknown,
+  limits: Limits,
+  tick: () => Promise<void> | void,
+): Promise<void> {
+  const list = (commit as { head: { attestations: unknown[] } }).head.attestations;
+  if (list.length > limits.attestationsPerCommit) return;
+  for (const a of list) {
+    const { claim, value } = (a ?? {}) as { claim?: unknown; value?: unknown };
+    if (typeof claim !== "string" || value === undefined) continue;
+    await prepareAttestationHash({ contract_id: contractId, parent, claim, value }, tick);
+  }
 }
 
 /** Model text length past which compiling it counts as expensive work (admitted by the budget). */
@@ -195,8 +221,9 @@ export class HeavyWork {
   }
 
   /**
-   * Hashes each of `commits` (as received) in slices charged to `caller`. A commit whose
-   * operations or parent the shape check would refuse is left to it: it refuses before the hash.
+   * Hashes each of `commits` (as received) in slices charged to `caller`: its values, and the
+   * signed message of each attestation when they are big (attestationHashInSlices.ts). A commit
+   * whose operations or parent the shape check would refuse is left to it: it refuses before the hash.
    */
   async #prehash(caller: Caller | null, contractId: string, commits: unknown[], limits: Limits): Promise<void> {
     if (commits.length === 0) return;
@@ -206,6 +233,8 @@ export class HeavyWork {
       for (const c of commits) {
         const { parent, data } = c as { parent?: unknown; data?: unknown };
         if (parent !== null && typeof parent !== "string") continue;
+        if (bigAttestations(c)) await prehashAttestations(contractId, parent, c, limits, slice.tick);
+        if (!isBigCommitData(data)) continue;
         let ops: ReturnType<typeof normalizeOperations>;
         try {
           ops = normalizeOperations(data, limits);

@@ -1,8 +1,6 @@
 import type { PoolClient } from "pg";
-import { isBigCommitData } from "../../contract/commitHashInSlices.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
-import { yieldSometimes } from "../../lib/sharedSlice.js";
-import { dataTextInSlices } from "../dataTextInSlices.js";
+import { commitInsertInSlices, isBigStoredCommit } from "../commitInsertInSlices.js";
 import {
   COMMIT_COLUMNS,
   type CommitRow,
@@ -33,7 +31,7 @@ const ARRAYS = 9;
 export const INSERT_ROWS = 1_000;
 
 /**
- * A big commit's row alone, each column a plain parameter (../dataTextInSlices.ts). In a column
+ * A big commit's row alone, each column a plain parameter (../commitInsertInSlices.ts). In a column
  * array, pg escapes each element's quotes and backslashes in one piece: 250-350 ms for the
  * data of an object of 400,000 members. A plain text parameter is sent as it is.
  */
@@ -43,8 +41,8 @@ const INSERT_COMMIT = `INSERT INTO commits (${INSERT_COLUMNS}) VALUES (${INSERT_
 
 /**
  * Inserts `commits` of `contractId` inside the caller's transaction, INSERT_ROWS a statement. A
- * commit whose values are big (isBigCommitData) has its data column written in the shared
- * slices (its one JSON.stringify held the loop 430 ms to 1.7 s) and goes in a statement of its
+ * commit whose values are big (isBigStoredCommit: its data or its attestations) has those
+ * columns written in the shared slices (one JSON.stringify held the loop 430 ms to 1.7 s) and goes in a statement of its
  * own (INSERT_COMMIT); the others are built at once, with no await of their own (docs/benchmarks.md,
  * "Twelfth round").
  */
@@ -52,13 +50,13 @@ export async function insertCommits(client: PoolClient, contractId: string, comm
   let columns = emptyColumns();
   let rows = 0;
   for (const c of commits) {
-    if (isBigCommitData(c.data)) {
+    if (isBigStoredCommit(c)) {
       // The rows gathered before it go first, so the statements keep the commits' order.
       if (rows > 0) {
         await client.query(INSERT_COMMITS, [contractId, ...columns]);
         [columns, rows] = [emptyColumns(), 0];
       }
-      const row = commitInsert(c, await dataTextInSlices(c.data, yieldSometimes));
+      const row = await commitInsertInSlices(c);
       await client.query(INSERT_COMMIT, commitParams(contractId, row));
       continue;
     }

@@ -1,12 +1,10 @@
-import { isBigCommitData } from "../../contract/commitHashInSlices.js";
 import type { StoredCommit } from "../../contract/StoredCommit.js";
 import { sliceIsDue, yieldSometimes } from "../../lib/sharedSlice.js";
-import { dataTextInSlices } from "../dataTextInSlices.js";
+import { commitInsertInSlices, isBigStoredCommit } from "../commitInsertInSlices.js";
 import type { AppendExtras } from "../Store.js";
 import { type CommitInsert, commitInsert } from "./commitRows.js";
 import type { SqliteWriter } from "./SqliteWriter.js";
 
-const isBigCommit = (c: StoredCommit) => isBigCommitData(c.data);
 const oneRow = (c: StoredCommit) => commitInsert(c);
 
 /** Rows built between two looks at the shared slice (a look costs a clock read). */
@@ -22,7 +20,8 @@ export const PART_ROWS = 1_000;
  * in parts, each cloned on its own; the writer stages them, and the append's own message (its
  * last rows) runs them all in its one transaction. An append of a few commits, the common
  * case, is built at once and sent as one message, as before. A commit whose values are big
- * (isBigCommitData) has its data column written in slices too (dataTextInSlices.ts).
+ * (isBigStoredCommit: its data or its attestations) has those columns written in slices too
+ * (commitInsertInSlices.ts).
  *
  * The loop awaits only when the slice is due: an await per row would let the microtasks run
  * each time, which is what regressed pushes once (docs/benchmarks.md, "Twelfth round").
@@ -34,7 +33,7 @@ export async function appendInParts(
   commits: StoredCommit[],
   extras: AppendExtras,
 ): Promise<number> {
-  if (commits.length <= CHECK_EVERY && !commits.some(isBigCommit)) {
+  if (commits.length <= CHECK_EVERY && !commits.some(isBigStoredCommit)) {
     return writer.run("appendCommits", contractId, expectedHead, commits.map(oneRow), extras);
   }
   const staged = writer.staging();
@@ -42,8 +41,8 @@ export async function appendInParts(
     let rows: CommitInsert[] = [];
     for (let i = 0; i < commits.length; i++) {
       const c = commits[i]!;
-      // A big commit's data is serialised in slices (dataTextInSlices.ts); the others at once.
-      rows.push(isBigCommit(c) ? commitInsert(c, await dataTextInSlices(c.data, yieldSometimes)) : commitInsert(c));
+      // A big commit's values are serialised in slices (commitInsertInSlices.ts); the others at once.
+      rows.push(isBigStoredCommit(c) ? await commitInsertInSlices(c) : commitInsert(c));
       const more = i + 1 < commits.length;
       if (!more || (rows.length < PART_ROWS && (rows.length % CHECK_EVERY !== 0 || !sliceIsDue()))) continue;
       // Full, or the slice is used up with commits still to come: these rows go ahead.

@@ -19,8 +19,8 @@ export interface CommitRow {
 export const COMMIT_COLUMNS = "idx, hash, parent, data, signatures, attestations, timestamp, signers, leaf_index";
 
 /**
- * A `data` column at least this long (characters) is parsed in the shared slices: one
- * JSON.parse of a commit holding a 15 MB value held the event loop 17-90 ms.
+ * A `data` (or `attestations`) column at least this long (characters) is parsed in the shared
+ * slices: one JSON.parse of a commit holding a 15 MB value held the event loop 17-90 ms.
  */
 export const BIG_ROW_CHARS = 256 * 1024;
 
@@ -30,11 +30,16 @@ export const BIG_ROW_CHARS = 256 * 1024;
  * generator, which await it, so a small row costs no promise of its own.
  */
 export function commitFromRow(row: CommitRow): StoredCommit | Promise<StoredCommit> {
-  if (row.data.length >= BIG_ROW_CHARS) return commitFromBigRow(row);
+  if (row.data.length >= BIG_ROW_CHARS || (row.attestations?.length ?? 0) >= BIG_ROW_CHARS)
+    return commitFromBigRow(row);
   return rowCommit(row, JSON.parse(row.data));
 }
 
-function rowCommit(row: CommitRow, data: StoredCommit["data"]): StoredCommit {
+function rowCommit(
+  row: CommitRow,
+  data: StoredCommit["data"],
+  attestations: StoredCommit["attestations"] = row.attestations === null ? undefined : JSON.parse(row.attestations),
+): StoredCommit {
   const commit: StoredCommit = {
     index: row.idx,
     hash: row.hash,
@@ -44,7 +49,7 @@ function rowCommit(row: CommitRow, data: StoredCommit["data"]): StoredCommit {
     timestamp: row.timestamp,
     signers: JSON.parse(row.signers),
   };
-  if (row.attestations !== null) commit.attestations = JSON.parse(row.attestations);
+  if (attestations !== undefined) commit.attestations = attestations;
   if (row.leaf_index !== null) commit.leafIndex = row.leaf_index;
   return commit;
 }
@@ -56,15 +61,18 @@ function rowCommit(row: CommitRow, data: StoredCommit["data"]): StoredCommit {
  * as JSON.parse reports one (a SyntaxError, which the load path names as CORRUPTED).
  */
 async function commitFromBigRow(row: CommitRow): Promise<StoredCommit> {
-  let data: StoredCommit["data"];
   try {
-    data = (await parseStoredJson(row.data)) as StoredCommit["data"];
+    const data = (await parseColumn(row.data)) as StoredCommit["data"];
+    const attestations = row.attestations === null ? undefined : await parseColumn(row.attestations);
+    return rowCommit(row, data, attestations as StoredCommit["attestations"]);
   } catch (err) {
     if (err instanceof ContractError) throw new SyntaxError(err.message, { cause: err });
     throw err;
   }
-  return rowCommit(row, data);
 }
+
+/** A JSON column of a big row (its data, or its attestations, whose values are any JSON): big ones in slices. */
+const parseColumn = (text: string) => (text.length >= BIG_ROW_CHARS ? parseStoredJson(text) : JSON.parse(text));
 
 /**
  * The columns of an INSERT INTO commits, in the order of commitParams. Not `wire`: since
@@ -95,8 +103,15 @@ export interface CommitInsert {
   leafIndex?: number;
 }
 
-/** Each JSON column of `c` serialised once (`data` given when it was written in slices: dataTextInSlices). */
-export function commitInsert(c: StoredCommit, data = JSON.stringify(c.data)): CommitInsert {
+/**
+ * Each JSON column of `c` serialised once (`data` and `attestations` given when they were
+ * written in slices: commitInsertInSlices.ts).
+ */
+export function commitInsert(
+  c: StoredCommit,
+  data = JSON.stringify(c.data),
+  attestations = c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
+): CommitInsert {
   const row: CommitInsert = {
     index: c.index,
     hash: c.hash,
@@ -104,7 +119,7 @@ export function commitInsert(c: StoredCommit, data = JSON.stringify(c.data)): Co
     timestamp: c.timestamp,
     data,
     signatures: JSON.stringify(c.signatures),
-    attestations: c.attestations === undefined || c.attestations.length === 0 ? null : JSON.stringify(c.attestations),
+    attestations,
     signers: JSON.stringify(c.signers),
   };
   if (c.leafIndex !== undefined) row.leafIndex = c.leafIndex;
