@@ -13,12 +13,18 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { signRequest } from "../src/auth/signRequest.js";
 import { signAttestation } from "../src/contract/attestation.js";
 import { buildCommit } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import type { HubContext } from "../src/hub/HubContext.js";
-import { askHealth, type Listening, listenRestAndRpc, notingAppends, storeWith } from "./support/liveTestApp.js";
+import {
+  askHealth,
+  type Listening,
+  listenRestAndRpc,
+  notingAppends,
+  signedPost,
+  storeWith,
+} from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 /** A ~15 MB attestation value with some non-ASCII, in 15 parts of 1 MB. */
@@ -57,14 +63,7 @@ describe("long attestation values", () => {
   });
   after(async () => live.close());
 
-  async function post(path: string, body: string) {
-    const headers = {
-      "content-type": "application/json",
-      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body }),
-    };
-    const res = await fetch(live.restUrl + path, { method: "POST", headers, body });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
+  const post = (path: string, body: string) => signedPost(live.restUrl, t.owner.access.seed, path, body);
 
   it("answers GET /health while the signed message of a ~15 MB attestation value is hashed", async () => {
     const first = genesisFor(id, t.owner);

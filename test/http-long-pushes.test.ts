@@ -11,8 +11,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { signRequest } from "../src/auth/signRequest.js";
-import { askHealth, listenRestAndRpc, notingAppends, storeWith } from "./support/liveTestApp.js";
+import { askHealth, listenRestAndRpc, notingAppends, signedPost, storeWith } from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** Commits of one push: enough work for many slices, far under the limits. */
@@ -48,14 +47,7 @@ describe("long pushes", () => {
     await t.close();
   });
 
-  async function post(url: string, path: string, body: string) {
-    const headers = {
-      "content-type": "application/json",
-      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body }),
-    };
-    const res = await fetch(url + path, { method: "POST", headers, body });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
+  const post = (url: string, path: string, body: string) => signedPost(url, t.owner.access.seed, path, body);
 
   it("answers GET /health while a push of a new contract is checked and decided (REST)", async () => {
     const id = "long-push-new";

@@ -13,10 +13,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { signRequest } from "../src/auth/signRequest.js";
 import { buildCommit } from "../src/contract/engine.js";
 import type { HubContext } from "../src/hub/HubContext.js";
-import { askHealth, type Listening, listenRestAndRpc, notingAppends, storeWith } from "./support/liveTestApp.js";
+import {
+  askHealth,
+  type Listening,
+  listenRestAndRpc,
+  notingAppends,
+  signedPost,
+  storeWith,
+} from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
 /**
@@ -54,14 +60,7 @@ describe("long values", () => {
   });
   after(async () => live.close());
 
-  async function post(path: string, body: string) {
-    const headers = {
-      "content-type": "application/json",
-      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body }),
-    };
-    const res = await fetch(live.restUrl + path, { method: "POST", headers, body });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
+  const post = (path: string, body: string) => signedPost(live.restUrl, t.owner.access.seed, path, body);
 
   const id = "long-value";
 

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { FastifyInstance } from "fastify";
+import { signRequest } from "../../src/auth/signRequest.js";
 import { buildRpcApp } from "../../src/http/buildRpcApp.js";
 import type { Store } from "../../src/store/Store.js";
 import type { TestApp } from "./testApps.js";
@@ -32,6 +33,18 @@ export async function listenRestAndRpc(t: TestApp): Promise<Listening> {
       await t.close();
     },
   };
+}
+
+/** POSTs `body` to `url + path`, signed with the access key of `seed`; its status and parsed answer. */
+export async function signedPost(
+  url: string,
+  seed: Uint8Array,
+  path: string,
+  body: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const headers = { "content-type": "application/json", ...signRequest(seed, { method: "POST", url: path, body }) };
+  const res = await fetch(url + path, { method: "POST", headers, body });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 /** Sends `GET /health` to `restUrl` now; once it is answered 200, pushes "health" to `order`. */
