@@ -16,7 +16,9 @@
  * HUB_BENCH_QUICK=1 runs smaller sizes; HUB_BENCH_ONLY=push,single,pull runs some parts;
  * HUB_BENCH_NODE_ARGS / HUB_BENCH_PULL_NODE_ARGS pass node flags to the hub process started
  * for ingest / for the pull, e.g. "--max-old-space-size=64" to show the pull needs no heap;
- * HUB_BENCH_KEEP=1 keeps the hub's data directory, its request log included, and names it).
+ * HUB_BENCH_KEEP=1 keeps the hub's data directory, its request log included, and names it;
+ * HUB_BENCH_BIN=<path to another tree's bin/contract-hub.js> runs that build's hub under the
+ * same load, for before/after runs of one bench).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, verify as cryptoVerify, type KeyObject, randomBytes } from "node:crypto";
@@ -46,7 +48,7 @@ const BENCH = "hub";
 const QUICK = process.env.HUB_BENCH_QUICK === "1";
 /** HUB_BENCH_ONLY=push,single,pull picks parts (for profiling one at a time). */
 const ONLY = (part: string) => !process.env.HUB_BENCH_ONLY || process.env.HUB_BENCH_ONLY.split(",").includes(part);
-const BIN = new URL("../bin/contract-hub.js", import.meta.url).pathname;
+const BIN = process.env.HUB_BENCH_BIN || new URL("../bin/contract-hub.js", import.meta.url).pathname;
 const MODEL = `model Loop {
   initial idle
   idle -> busy [+DEPOSIT +signed_by(/users/buyer.id)]
