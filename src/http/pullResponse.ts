@@ -7,6 +7,10 @@ export interface PullStreamParts {
   /** Pages of the commits' JSON texts, in order. */
   pages: AsyncIterable<string[]>;
   hasMore: () => boolean;
+  /** The writer now waits for its reader: the time until `busy` is not charged to the caller. */
+  idle: () => void;
+  /** The writer works again. */
+  busy: () => void;
 }
 
 /**
@@ -16,17 +20,31 @@ export interface PullStreamParts {
  * joined from its stored JSON columns (docs/storage.md): nothing is parsed or serialised here,
  * which is what makes a pull cheap per commit (docs/benchmarks.md, "The hub"). `has_more` is
  * written last because it is only known once the commits are read.
+ *
+ * The caller's work budget is charged for the pull's time (HubApi.pullStream) except while a
+ * page waits to be asked for: `Readable.from` asks for the next piece only once the socket has
+ * drained, and a client on a slow link keeps it waiting for as long as it likes, while the hub
+ * does nothing for it. That wait was charged, so an honest client reading slowly spent its
+ * allowance and had its next long pull refused. A page is encoded to bytes before the wait,
+ * so that its encoding (which `push` would otherwise do) is charged with its reading.
  */
 export function pullResponse(parts: PullStreamParts, withHasMore: boolean): Readable {
-  async function* chunks(): AsyncGenerator<string> {
+  async function* chunks(): AsyncGenerator<string | Buffer> {
     let out = `{"contract_id":${JSON.stringify(parts.contract_id)},"head":${JSON.stringify(parts.head)},"commits":[`;
     let first = true;
     for await (const page of parts.pages) {
       if (page.length === 0) continue;
       out += first ? page.join(",") : `,${page.join(",")}`;
       first = false;
-      yield out;
+      const bytes = Buffer.from(out, "utf8");
       out = "";
+      parts.idle();
+      try {
+        yield bytes;
+      } finally {
+        // Asked for more, or ended early (its reader gone): the wait is over either way.
+        parts.busy();
+      }
     }
     yield `${out}${withHasMore ? `],"has_more":${parts.hasMore() ? "true" : "false"}}` : "]}"}`;
   }

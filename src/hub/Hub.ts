@@ -411,10 +411,12 @@ export class Hub implements HubApi {
     // Bounded by the length read with the head, so `head` and the commits agree.
     const end = limit === undefined ? record.length : Math.min(record.length, from + limit);
     // A long pull is expensive work of the caller: admitted by its budget, read in slices that
-    // yield to other requests, and charged for its time.
+    // yield to other requests, and charged for its time, but for the waits its writer marks
+    // with `idle` and `busy` (the REST writer's, while a slow reader keeps the socket full).
     if (end - from > LONG_PULL) this.ctx.work.admit(caller);
     const store = this.store;
-    const slice = this.ctx.work.slice(caller);
+    const work = this.ctx.work;
+    const slice = work.slice(caller);
     // Pages of stored texts (docs/storage.md): the commits are never parsed or serialised here.
     async function* pages() {
       try {
@@ -426,7 +428,14 @@ export class Hub implements HubApi {
         slice.done();
       }
     }
-    return { contract_id: id, head: record.head, pages: pages(), hasMore: () => end < record.length };
+    return {
+      contract_id: id,
+      head: record.head,
+      pages: pages(),
+      hasMore: () => end < record.length,
+      idle: () => work.charge(caller, slice.finish()),
+      busy: () => slice.begin(),
+    };
   }
 
   subscribe(

@@ -90,12 +90,22 @@ export interface HubApi extends ProposalApi {
   /**
    * Streams the pull response's commits in order, as pages of their JSON texts (each exactly
    * JSON.stringify of the PulledCommit): for large pulls, the adapter writes them as they come.
+   * The pull is charged to the caller's work budget from its first page to its last, but for
+   * the waits the adapter brackets with `idle()` and `busy()`: while it waits for its reader to
+   * drain, the hub is not working for the caller.
    */
   pullStream(
     caller: Caller,
     id: string,
     q: PullQuery,
-  ): Promise<{ contract_id: string; head: string; pages: AsyncIterable<string[]>; hasMore: () => boolean }>;
+  ): Promise<{
+    contract_id: string;
+    head: string;
+    pages: AsyncIterable<string[]>;
+    hasMore: () => boolean;
+    idle: () => void;
+    busy: () => void;
+  }>;
   /**
    * `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now; with
    * witnesses, the newest one that carries their quorum of cosignatures (UNAVAILABLE before the first).
