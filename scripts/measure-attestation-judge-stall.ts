@@ -4,7 +4,10 @@
  * `oracle_attests` (so the decision compares that value with the rule's) and, as a control,
  * on one whose model does not. Values: an object of 400,000 members ("wide") and 15 strings
  * of 1 MB ("long"). Prints one JSON line per run and the load average (wall-clock figures).
- * Usage: CONTRACT_HUB_SOURCE=1 node --import tsx scripts/measure-attestation-judge-stall.ts [runs]
+ * With `forms`, instead: a commit given as fields (`POST /contracts/:id/commits`) and a
+ * proposal (`POST /contracts/:id/proposals`, kept open by a signature it lacks), each with an
+ * attestation of an object of 80,000 members, under those routes' 1 MiB body limit.
+ * Usage: CONTRACT_HUB_SOURCE=1 node --import tsx scripts/measure-attestation-judge-stall.ts [runs] [forms]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -20,12 +23,17 @@ import { Rng } from "../test/reliability/support/seeded.js";
 import { startHub } from "../test/support/hubProcess.js";
 
 const runs = Number(process.argv[2] ?? 3);
+const forms = process.argv[3] === "forms";
 
 const GUARDED = `model Attested {
   initial open
   open -> paid [+oracle_attests(/oracle.id, "doc", "yes")]
   open -> open [+NOTE -oracle_attests(/oracle.id, "doc", "revoked")]
   paid -> paid []
+}`;
+const COSIGNED = `model CoSigned {
+  initial open
+  open -> open [+NOTE +signed_by(/users/cosigner.id)]
 }`;
 const UNGUARDED = `model Plain {
   initial open
@@ -54,9 +62,58 @@ async function post(party: Party, path: string, body: string): Promise<number> {
   return res.status;
 }
 
+/** Runs `request` while GET /health is polled every 2 ms; prints what it came to. */
+async function probed(label: Record<string, string>, request: () => Promise<number>): Promise<void> {
+  const probe = new HealthProbe(hub.url, 2);
+  await new Promise((r) => setTimeout(r, 50));
+  const started = performance.now();
+  const status = await request();
+  const requestMs = Math.round(performance.now() - started);
+  await new Promise((r) => setTimeout(r, 50));
+  const health = await probe.stop();
+  console.log(JSON.stringify({ ...label, status, requestMs, health, load: loadavg()[0] }));
+}
+
+/** Short names, so that 80,000 members fit a 1 MiB body. */
+const MEDIUM = () => Object.fromEntries(Array.from({ length: 80_000 }, (_, i) => [i.toString(36), 0]));
+
+async function measureForms(rng: Rng): Promise<void> {
+  const cosigner = generateKeyPair();
+  for (const form of ["fields", "proposal"]) {
+    const party = new Party(rng);
+    await party.register(hub.url);
+    const id = `forms-${n++}`;
+    const state = { "/users/cosigner.id": cosigner.publicKey.toString("hex") };
+    const model = form === "proposal" ? COSIGNED : null;
+    const genesis = buildWireCommit(id, null, genesisData({ model, rules: [], owner: party.identity, state }));
+    await post(party, `/contracts/${id}/push`, JSON.stringify({ commits: [genesis] }));
+    const attestation = signAttestation(
+      { contract_id: id, parent: genesis.hash, claim: "doc", value: MEDIUM() },
+      oracle.seed,
+      oracle.publicKey,
+    );
+    const body =
+      form === "fields"
+        ? JSON.stringify({
+            contract_id: id,
+            method: "post",
+            path: "/n.json",
+            value: 1,
+            parent: genesis.hash,
+            attestations: [attestation],
+          })
+        : JSON.stringify({
+            commit: buildWireCommit(id, genesis.hash, [{ method: "action", value: "NOTE" }], [], [attestation]),
+          });
+    const path = form === "fields" ? `/contracts/${id}/commits` : `/contracts/${id}/proposals`;
+    await probed({ kind: "80,000 members", form, bytes: String(body.length) }, () => post(party, path, body));
+  }
+}
+
 try {
   const rng = new Rng(18);
-  for (let r = 0; r < runs; r++) {
+  for (let r = 0; r < runs && forms; r++) await measureForms(rng);
+  for (let r = 0; r < runs && !forms; r++) {
     for (const [kind, make] of Object.entries(VALUES)) {
       for (const [modelName, model] of [
         ["guarded", GUARDED],

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertContractErrorAsync } from "../src/contract/assertContractError.js";
+import { signAttestation } from "../src/contract/attestation.js";
+import { buildWireCommit } from "../src/contract/buildWireCommit.js";
 import { decideProposal, proposalCountable } from "../src/contract/engine.js";
 import { ContractDriver, op } from "./support/ContractDriver.js";
 import { Party } from "./support/Party.js";
@@ -176,5 +178,44 @@ describe("proposals at the engine level", () => {
       new Set(three.parties.map((p) => p.key)),
       "the members of a .json list count",
     );
+  });
+
+  it("judges a proposal's attestations and refuses one that does not verify", async () => {
+    const [owner, cosigner, oracle] = [new Party("owner"), new Party("cosigner"), new Party("oracle")];
+    const d = await ContractDriver.create("att1", {
+      model: `model Attested {
+  initial open
+  open -> paid [+PAYOUT +oracle_attests(/oracle.id, "doc", "yes") +signed_by(/users/cosigner.id)]
+}`,
+      rules: [],
+      owner: owner.identity,
+      state: { "/oracle.id": oracle.key, "/users/cosigner.id": cosigner.key },
+    });
+    const attest = (value: unknown) =>
+      signAttestation(
+        { contract_id: d.contractId, parent: d.state.head, claim: "doc", value },
+        oracle.seed,
+        Buffer.from(oracle.key, "hex"),
+      );
+    const payout = (attestation: ReturnType<typeof attest>) =>
+      buildWireCommit(d.contractId, d.state.head, [op.action("PAYOUT")], [], [attestation]);
+    const decision = await decideProposal(d.state, payout(attest("yes")), d.context());
+    assert.ok(!decision.complete);
+    assert.deepEqual(decision.missing, [
+      { predicate: "+signed_by(/users/cosigner.id)", signers: ["/users/cosigner.id"], needed: 1 },
+    ]);
+    // Another value: no signature can make the oracle attest it.
+    await assertContractErrorAsync(
+      () => decideProposal(d.state, payout(attest("no")), d.context()),
+      "VALIDATION_FAILED",
+      "no_transition",
+    );
+    const tampered = { ...attest("yes"), value: "yes!" };
+    const details = await assertContractErrorAsync(
+      () => decideProposal(d.state, payout(tampered), d.context()),
+      "VALIDATION_FAILED",
+      "bad_attestation",
+    );
+    assert.equal(details.attestation, 0);
   });
 });

@@ -14,7 +14,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { signAttestation } from "../src/contract/attestation.js";
-import { buildCommit } from "../src/contract/engine.js";
+import { buildCommit, genesisData } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
 import type { HubContext } from "../src/hub/HubContext.js";
 import {
@@ -26,6 +26,7 @@ import {
   storeWith,
 } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
+import { watchOnePieces } from "./support/watchOnePieces.js";
 
 /** A ~15 MB attestation value with some non-ASCII, in 15 parts of 1 MB. */
 const BIG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
@@ -38,6 +39,8 @@ describe("long attestation values", () => {
   let order: string[] = [];
   /** Set by a test: what the store does as it reads commits. */
   let onRead: ((phase: "start" | "commit", length: number) => void) | null = null;
+  /** Set by a test: what happens as the store is asked to save a proposal. */
+  let atSave: (() => void) | null = null;
   const oracle = generateKeyPair();
   const id = "long-attestation";
   /** The head after the first test's push. */
@@ -49,6 +52,13 @@ describe("long attestation values", () => {
       wrapStore: (store) =>
         storeWith(store, {
           ...notingAppends(() => order),
+          saveProposal:
+            (own) =>
+            (...args) => {
+              order.push("save");
+              atSave?.();
+              return own(...args);
+            },
           readCommits: (own) =>
             async function* (...args) {
               onRead?.("start", 0);
@@ -134,5 +144,96 @@ describe("long attestation values", () => {
     order.push("loaded");
     assert.equal(res.status, 200);
     assert.deepEqual(order, ["health", "read", "loaded"]);
+  });
+
+  it("answers GET /health while a commit given as fields, its attestation holding ~15 MB, is prepared and stored", async () => {
+    // The field form's commit gets its parent under the contract's lock, and its attestation,
+    // signed over that parent, was hashed there with the commit, in one piece.
+    const head = pushedHead;
+    const attestation = signAttestation(
+      { contract_id: id, parent: head, claim: "doc", value: BIG },
+      oracle.seed,
+      oracle.publicKey,
+    );
+    const work = t.hub as unknown as { ctx: HubContext };
+    const preparse = work.ctx.work.preparse.bind(work.ctx.work);
+    work.ctx.work.preparse = (caller, commits, limits, contractId) => {
+      const preparing = preparse(caller, commits, limits, contractId);
+      if ((commits[0] as { data: Array<{ path?: string }> }).data[0]?.path === "/fields.json")
+        void askHealth(live.restUrl, order);
+      return preparing;
+    };
+    const body = JSON.stringify({
+      contract_id: id,
+      method: "post",
+      path: "/fields.json",
+      value: 3,
+      parent: head,
+      attestations: [attestation],
+    });
+    order = [];
+    const watch = watchOnePieces();
+    let answer: Awaited<ReturnType<typeof post>>;
+    try {
+      answer = await post(`/contracts/${id}/commits`, body);
+    } finally {
+      watch.stop();
+      work.ctx.work.preparse = preparse;
+    }
+    order.push("post");
+    assert.equal(answer.status, 201, JSON.stringify(answer.body).slice(0, 300));
+    assert.deepEqual(order, ["health", "append", "post"]);
+    assert.ok(watch.seen.text < BIG[0]!.length, `JSON.stringify wrote ${watch.seen.text} characters in one call`);
+    const stored = await work.ctx.store.getCommitAt(id, answer.body.index as number);
+    assert.deepEqual(stored?.attestations, [attestation]);
+    pushedHead = answer.body.commit_hash as string;
+  });
+
+  it("answers GET /health while a proposal whose attestation holds ~15 MB is prepared and stored", async () => {
+    // A model asking for a second signer keeps the proposal open: it is stored, not appended.
+    const cosigner = generateKeyPair();
+    const model = `model CoSigned {
+  initial open
+  open -> open [+NOTE +signed_by(/users/cosigner.id)]
+}`;
+    const pid = "long-attested-proposal";
+    const state = { "/users/cosigner.id": cosigner.publicKey.toString("hex") };
+    const first = buildCommit(pid, null, genesisData({ model, rules: [], owner: t.owner.key, state }));
+    assert.equal((await post(`/contracts/${pid}/push`, JSON.stringify({ commits: [first] }))).status, 200);
+    const attestation = signAttestation(
+      { contract_id: pid, parent: first.hash, claim: "doc", value: BIG },
+      oracle.seed,
+      oracle.publicKey,
+    );
+    const proposed = buildCommit(pid, first.hash, [{ method: "action", value: "NOTE" }], {}, [attestation]);
+    const work = t.hub as unknown as { ctx: HubContext };
+    const preparse = work.ctx.work.preparse.bind(work.ctx.work);
+    work.ctx.work.preparse = (caller, commits, limits, contractId) => {
+      const preparing = preparse(caller, commits, limits, contractId);
+      if ((commits[0] as typeof proposed).hash === proposed.hash) void askHealth(live.restUrl, order);
+      return preparing;
+    };
+    const body = JSON.stringify({ commit: proposed });
+    order = [];
+    // Watched until the proposal is saved: it is decided by then, twice (in full, then as
+    // if every key had signed), and its attestation was verified for each judgement.
+    const watch = watchOnePieces();
+    atSave = () => watch.stop();
+    let answer: Awaited<ReturnType<typeof post>>;
+    try {
+      answer = await post(`/contracts/${pid}/proposals`, body);
+    } finally {
+      watch.stop();
+      atSave = null;
+      work.ctx.work.preparse = preparse;
+    }
+    order.push("propose");
+    assert.equal(answer.status, 201, JSON.stringify(answer.body).slice(0, 300));
+    const proposal = answer.body.proposal as { status: string; missing: unknown[] };
+    assert.deepEqual([proposal.status, proposal.missing.length], ["open", 1]);
+    assert.deepEqual(order, ["health", "save", "propose"]);
+    assert.ok(watch.seen.text < BIG[0]!.length, `JSON.stringify wrote ${watch.seen.text} characters in one call`);
+    const stored = await work.ctx.store.getProposal(pid, proposed.hash);
+    assert.deepEqual(stored?.attestations, [attestation]);
   });
 });

@@ -30,6 +30,7 @@ import {
   storeWith,
 } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
+import { watchOnePieces } from "./support/watchOnePieces.js";
 
 /** NOTE is allowed unless the oracle attests "revoked"; PAYOUT needs it to attest "yes". */
 const MODEL = `model Attested {
@@ -43,36 +44,6 @@ const MODEL = `model Attested {
 const WIDE = Object.fromEntries(Array.from({ length: 400_000 }, (_, i) => [`member${i}`, i]));
 /** ~15 MB of strings with some non-ASCII, in 15 parts of 1 MB. */
 const LONG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
-
-/** The most names one `Object.keys` call listed and the longest text one `JSON.stringify` call wrote, while watched. */
-interface OnePieces {
-  keys: number;
-  text: number;
-}
-
-/** Watches `Object.keys` and `JSON.stringify` (each still does its work) until `stop()`. */
-function watchOnePieces(): { seen: OnePieces; stop(): void } {
-  const seen: OnePieces = { keys: 0, text: 0 };
-  const keys = Object.keys;
-  const stringify = JSON.stringify;
-  Object.keys = (o: object) => {
-    const out = keys(o);
-    seen.keys = Math.max(seen.keys, out.length);
-    return out;
-  };
-  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
-    const out = stringify(...args);
-    if (typeof out === "string") seen.text = Math.max(seen.text, out.length);
-    return out;
-  }) as typeof stringify;
-  return {
-    seen,
-    stop: () => {
-      Object.keys = keys;
-      JSON.stringify = stringify;
-    },
-  };
-}
 
 describe("long attested values judged by oracle_attests", () => {
   let t: TestApp;

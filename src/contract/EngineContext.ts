@@ -1,4 +1,4 @@
-import type { Operation } from "./Commit.js";
+import type { Attestation, Operation } from "./Commit.js";
 import type { GoverningModel } from "./ContractState.js";
 import type { Limits } from "./limits.js";
 import type { RuleChecker } from "./RuleChecker.js";
@@ -71,6 +71,11 @@ export interface EngineContext {
    * When absent the engine verifies the signatures itself.
    */
   verifiedSigners?: string[];
+  /**
+   * The commit's attestations, already verified for this commit (a proposal's, once for both
+   * of its judgements). When absent the engine verifies them itself.
+   */
+  verifiedAttestations?: Attestation[];
   /** Skip signature and attestation verification (replay of the hub's own trusted store). */
   trusted?: boolean;
   /**

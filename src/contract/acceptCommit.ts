@@ -61,9 +61,10 @@ export async function acceptCommit(
   // Most commits carry no attestations and no rules: they skip those awaits altogether (each
   // is a promise and a turn of the event loop per commit of a push).
   const attestations =
-    ctx.trusted || commit.head.attestations === undefined || commit.head.attestations.length === 0
+    ctx.verifiedAttestations ??
+    (ctx.trusted || commit.head.attestations === undefined || commit.head.attestations.length === 0
       ? (commit.head.attestations ?? [])
-      : await verifyAttestations(state.contractId, commit);
+      : await verifyAttestations(state.contractId, commit));
   const index = state.length;
   const ops = commit.data;
   const wasm = ctx.wasm ?? null;

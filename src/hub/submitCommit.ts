@@ -97,8 +97,11 @@ function submitLocked(
     // before that hash can make it an idempotent re-send of the head, as in a push.
     const parent = body.parent === undefined ? state.head : body.parent;
     const limits = hub.settings.limits ?? DEFAULT_LIMITS;
-    // A big value is hashed in slices first (commitHashInSlices.ts); the shape check finds the hash.
-    const hashing = fields ? hub.work.prehash(caller, id, [{ parent, data: ops }], limits) : undefined;
+    // A big value is hashed in slices first (commitHashInSlices.ts), and so is the signed
+    // message of a big attestation, bound to this parent (attestationHashInSlices.ts): the
+    // shape check and the signature check find the hashes.
+    const prepared = { parent, data: ops, head: { attestations: body.attestations } };
+    const hashing = fields ? hub.work.prehash(caller, id, [prepared], limits) : undefined;
     if (hashing !== undefined) await hashing;
     const commit: WireCommit = fields
       ? validateCommitShape(
