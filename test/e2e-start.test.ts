@@ -4,9 +4,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { registrationBody } from "../src/auth/signRequest.js";
 import { ConfigError, loadStartConfig } from "../src/cli/config.js";
 import { EXIT_OK, EXIT_USAGE } from "../src/cli/Io.js";
 import { startCommand } from "../src/cli/startCommand.js";
+import { generateKeyPair } from "../src/contract/keys.js";
 
 test("flags win over HUB_* variables, which win over defaults; bad values are usage errors", () => {
   const c = loadStartConfig({ port: "0" }, { HUB_PORT: "9000", HUB_RPC_PORT: "9001", HUB_HOST: "0.0.0.0" });
@@ -24,6 +26,9 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
   assert.equal(loadStartConfig({}, { HUB_CHECK_BUDGET: "7" }).checkBudget, 7);
   assert.equal(loadStartConfig({}, { HUB_WORK_BUDGET: "0" }).workBudget, 0);
   assert.equal(loadStartConfig({}, { HUB_ANONYMOUS_SOCKETS: "3" }).anonymousSockets, 3);
+  assert.equal(hostile.registrationLimit, 20);
+  assert.equal(loadStartConfig({}, { HUB_REGISTRATION_LIMIT: "0" }).registrationLimit, 0);
+  assert.equal(loadStartConfig({ registrationLimit: "5" }, { HUB_REGISTRATION_LIMIT: "0" }).registrationLimit, 5);
   assert.deepEqual([hostile.headersTimeoutMs, hostile.requestTimeoutMs], [10_000, 60_000]);
   const slowLinks = loadStartConfig({ requestTimeout: "600000" }, { HUB_HEADERS_TIMEOUT: "20000" });
   assert.deepEqual([slowLinks.headersTimeoutMs, slowLinks.requestTimeoutMs], [20_000, 600_000]);
@@ -38,6 +43,8 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
     [{}, { HUB_CHECK_BUDGET: "1e8" }],
     [{ requestTimeout: "0" }, {}],
     [{}, { HUB_HEADERS_TIMEOUT: "10s" }],
+    [{ registrationLimit: "-1" }, {}],
+    [{}, { HUB_REGISTRATION_LIMIT: "twenty" }],
   ] as const) {
     assert.throws(() => loadStartConfig(flags, env), ConfigError);
   }
@@ -58,7 +65,7 @@ test("start prints its bound addresses, serves both ports, and stops cleanly", a
   const io = { out: (s: string) => void out.push(s), err: () => {} };
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const env = { HUB_LOG_LEVEL: "silent" };
+  const env = { HUB_LOG_LEVEL: "silent", HUB_REGISTRATION_LIMIT: "1" };
   const running = startCommand({ port: "0", rpcPort: "0", dataDir: dir }, io, { version: "0.1.0", env, stop: stopped });
   for (let i = 0; out.length < 3; i++) {
     if (i > 1000) assert.fail("start printed no addresses");
@@ -73,7 +80,19 @@ test("start prints its bound addresses, serves both ports, and stops cleanly", a
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "getVersion" }),
   });
   assert.deepEqual(await r.json(), { jsonrpc: "2.0", id: 7, result: "0.1.0" });
+  // HUB_REGISTRATION_LIMIT reaches the served ports: one new identity from this address, then 429.
+  const register = () =>
+    fetch(`${rest}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(registrationBody(generateKeyPair().seed, generateKeyPair().seed)),
+    });
+  const accepted = await register();
+  const refused = await register();
+  const reason = ((await refused.json()) as { details: { reason: string } }).details.reason;
+  // Stopped before asserting, so a failure ends the test instead of leaving the hub serving.
   stop();
+  assert.deepEqual([accepted.status, refused.status, reason], [201, 429, "registration_limit"]);
   assert.equal(await running, EXIT_OK);
   await assert.rejects(fetch(`${rest}/health`));
   rmSync(dir, { recursive: true, force: true });

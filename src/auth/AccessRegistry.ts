@@ -42,8 +42,14 @@ export class AccessRegistry {
     this.#now = options.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
   }
 
-  /** Registers an access key for an identity after both keys proved possession. */
-  async register(body: RegisterBody): Promise<RegisterResult> {
+  /**
+   * Registers an access key for an identity after both keys proved possession. When the
+   * identity is new to the hub (no key of it on record, revoked ones included),
+   * `admitNewIdentity` is asked first and may throw (the transport's per-address limit,
+   * docs/security.md); then nothing is stored. A registration sent again and a new key of a
+   * known identity create no identity and are not asked about.
+   */
+  async register(body: RegisterBody, admitNewIdentity?: () => void): Promise<RegisterResult> {
     const identity = encodeHex(parseIdentity(body.identity_pubkey, "identity_pubkey"));
     const access = encodeHex(parseIdentity(body.access_pubkey, "access_pubkey"));
     const identitySig = decodeSignature(body.identity_signature, "identity_signature");
@@ -57,6 +63,7 @@ export class AccessRegistry {
     }
     const existing = await this.#store.getAccessKey(access);
     if (existing) checkReusable(existing, identity);
+    else if (admitNewIdentity && (await this.#store.listAccessKeys(identity)).length === 0) admitNewIdentity();
     const stored = await this.#store.registerAccessKey(identity, access, this.#now());
     checkReusable(stored, identity);
     return { identity: formatIdentity(Buffer.from(identity, "hex")), access_key: access, created_at: stored.createdAt };

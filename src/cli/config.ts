@@ -3,6 +3,7 @@
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../http/HttpOptions.js";
+import { DEFAULT_REGISTRATION_LIMIT } from "../http/RegistrationLimit.js";
 import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";
 import { parseWitnessVerifierKey, type WitnessKey } from "../tlog/cosignature.js";
 
@@ -29,6 +30,8 @@ export interface StartConfig {
   workBudget: number;
   /** Anonymous WebSocket connections per address; 0 = no cap. */
   anonymousSockets: number;
+  /** New identities per client address per hour (`/register`); 0 = no limit. */
+  registrationLimit: number;
   /** Milliseconds to receive a request's line and headers (at most `requestTimeoutMs`). */
   headersTimeoutMs: number;
   /** Milliseconds to receive a whole request, body included (past it: 408 request_timeout). */
@@ -61,6 +64,7 @@ export interface StartFlags {
   logOrigin?: string;
   workBudget?: string;
   anonymousSockets?: string;
+  registrationLimit?: string;
   headersTimeout?: string;
   requestTimeout?: string;
   checkBudget?: string;
@@ -90,6 +94,7 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   logOrigin: null,
   workBudget: 5_000,
   anonymousSockets: 100,
+  registrationLimit: DEFAULT_REGISTRATION_LIMIT,
   headersTimeoutMs: HEADERS_TIMEOUT_MS,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
   checkBudget: 100_000_000,
@@ -121,6 +126,7 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   }
   const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
   const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
+  const registrationLimit = pick(flags.registrationLimit, "HUB_REGISTRATION_LIMIT");
   const headersTimeout = pick(flags.headersTimeout, "HUB_HEADERS_TIMEOUT");
   const requestTimeout = pick(flags.requestTimeout, "HUB_REQUEST_TIMEOUT");
   const checkBudget = pick(flags.checkBudget, "HUB_CHECK_BUDGET");
@@ -150,6 +156,9 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     anonymousSockets: anonymousSockets
       ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
       : DEFAULT_CONFIG.anonymousSockets,
+    registrationLimit: registrationLimit
+      ? integer(registrationLimit, 0, 1_000_000, "--registration-limit")
+      : DEFAULT_CONFIG.registrationLimit,
     // A big push on a slow link needs longer than the default minute; an hour is the ceiling.
     headersTimeoutMs: headersTimeout
       ? integer(headersTimeout, 100, 3_600_000, "--headers-timeout")

@@ -56,6 +56,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       "--anonymous-sockets <n>",
       "anonymous WebSocket connections per address, 0 = no cap (env HUB_ANONYMOUS_SOCKETS; default 100)",
     )
+    .option(
+      "--registration-limit <n>",
+      "new identities per address per hour, 0 = off (env HUB_REGISTRATION_LIMIT; default 20)",
+    )
     .option("--headers-timeout <ms>", "time to receive a request's headers (env HUB_HEADERS_TIMEOUT; default 10000)")
     .option("--request-timeout <ms>", "time to receive a whole request (env HUB_REQUEST_TIMEOUT; default 60000)")
     .option(

@@ -4,6 +4,7 @@ import type { Authenticator } from "../auth/Authenticator.js";
 import type { Limits } from "../contract/limits.js";
 import type { HubApi } from "../hub/HubApi.js";
 import type { RateLimiter } from "./RateLimiter.js";
+import type { RegistrationLimit } from "./RegistrationLimit.js";
 
 /** Defaults of `headersTimeoutMs` and `requestTimeoutMs` (docs/api.md). */
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -29,6 +30,13 @@ export interface HttpOptions {
   headersTimeoutMs?: number;
   /** Time allowed to receive a whole request, body included, in ms (default 60,000); past it 408 `request_timeout`. */
   requestTimeoutMs?: number;
+  /**
+   * New identities per client address per hour, over `/register` and JSON-RPC `register`
+   * (default 20; 0 = no limit). A new access key of a known identity does not count.
+   */
+  registrationLimit?: number;
+  /** A limit to share (tests pin its clock); default: one per options object, built from `registrationLimit`. */
+  registrationLimiter?: RegistrationLimit;
   /** Anonymous WebSocket connections per client address (default 100; 0 = no cap). */
   anonymousSockets?: number;
   /** Subscriptions open at once on one WebSocket connection (default 100; 0 = no cap). */

@@ -14,6 +14,7 @@ import type { Caller, CommitEvent } from "../hub/HubApi.js";
 import { VERSION } from "../lib/version.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
+import { registrationLimitFor } from "./RegistrationLimit.js";
 import { failure, invalid, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
 import { toContractError } from "./toContractError.js";
@@ -132,6 +133,8 @@ export class SocketSession {
         session: this,
         subscribed: [],
         signal: this.#gone.signal,
+        // The socket's address, also once it authenticated (its caller then carries none).
+        admitNewIdentity: () => registrationLimitFor(this.#options).take(this.#address),
       };
       const answer = await dispatcher.handleText(text, ctx);
       if (answer !== null) this.#sendText(answer);

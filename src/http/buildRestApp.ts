@@ -7,6 +7,7 @@ import { closeSignal } from "./closeSignal.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
+import { registrationLimitFor } from "./RegistrationLimit.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { Answer, REST_ROUTES } from "./restRoutes.js";
 import { serveExplorer } from "./serveExplorer.js";
@@ -31,6 +32,8 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
       },
     },
   });
+  // New identities per address, shared with the JSON-RPC port and the WebSockets of these options.
+  const registrations = registrationLimitFor(options);
   for (const route of REST_ROUTES) {
     app.route({
       method: route.method,
@@ -65,6 +68,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
               signal ??= closeSignal(reply.raw);
               return signal;
             },
+            admitNewIdentity: () => registrations.take(request.ip),
           }),
         );
         if (out instanceof Answer) {

@@ -6,6 +6,7 @@ import { closeSignal } from "./closeSignal.js";
 import { checkCountLimits } from "./countLimits.js";
 import { createBaseApp } from "./createBaseApp.js";
 import type { HttpOptions } from "./HttpOptions.js";
+import { registrationLimitFor } from "./RegistrationLimit.js";
 import { failure, RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { registerSocketRoute } from "./registerSocketRoute.js";
 import { RPC_METHODS } from "./rpcMethods.js";
@@ -23,6 +24,8 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
     precheck: (params) => checkCountLimits(params, limits),
     onInternal: (err, method) => app.log.error({ err, method }, "INTERNAL error in JSON-RPC"),
   });
+  // New identities per address, shared with the REST port and the WebSockets of these options.
+  const registrations = registrationLimitFor(options);
   app.post(
     "/",
     { bodyLimit: limits.pushBodyBytes, config: { auth: "optional", rawBodyOnly: true } },
@@ -42,6 +45,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
         retryAfter: (seconds: number) => {
           wait = Math.max(wait, seconds);
         },
+        admitNewIdentity: () => registrations.take(request.ip),
       };
       const answer = await dispatcher.handleBytes(request.rawBody, ctx);
       if (wait > 0) reply.header("retry-after", String(wait));

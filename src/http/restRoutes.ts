@@ -42,6 +42,8 @@ export interface RouteContext<R extends RouteSchemas = RouteSchemas> {
   body: Part<R["body"]>;
   /** Aborted when the client's connection closes before the answer (made when first read). */
   readonly signal: AbortSignal;
+  /** Spends one of the caller's address's new identities, or throws RATE_LIMITED (`registration_limit`). */
+  admitNewIdentity?: () => void;
 }
 
 export interface RestRoute<R extends RouteSchemas = RouteSchemas> {
@@ -335,7 +337,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     auth: "none",
     status: 201,
     schema: { body: S.RegisterBody, response: S.Responses.registered },
-    run: ({ registry, body }) => registry.register(body),
+    run: ({ registry, body, admitNewIdentity }) => registry.register(body, admitNewIdentity),
   }),
   route({
     method: "GET",

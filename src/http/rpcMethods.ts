@@ -26,6 +26,11 @@ export interface RpcContext {
    * longest as `Retry-After`, as REST does with its 429 and 503.
    */
   readonly retryAfter?: (seconds: number) => void;
+  /**
+   * Spends one of the caller's address's new identities, or throws RATE_LIMITED
+   * (`registration_limit`); absent where no address is known (nothing is limited then).
+   */
+  readonly admitNewIdentity?: () => void;
 }
 
 export interface RpcMethod<C extends RpcContext = RpcContext, P = Record<string, unknown>> {
@@ -150,7 +155,10 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: S.ConsistencyQuery,
     run: ({ hub }, { from, to }) => hub.getConsistencyProof({ from, to }),
   }),
-  register: rpcMethod({ params: S.RegisterBody, run: ({ registry }, p) => registry.register(p) }),
+  register: rpcMethod({
+    params: S.RegisterBody,
+    run: ({ registry, admitNewIdentity }, p) => registry.register(p, admitNewIdentity),
+  }),
   grant: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.GrantBody.properties }),
     auth: true,

@@ -18,6 +18,7 @@ import { buildRestApp } from "../../src/http/buildRestApp.js";
 import { buildRpcApp } from "../../src/http/buildRpcApp.js";
 import type { HttpOptions } from "../../src/http/HttpOptions.js";
 import type { RateLimiter } from "../../src/http/RateLimiter.js";
+import type { RegistrationLimit } from "../../src/http/RegistrationLimit.js";
 import type { Hub } from "../../src/hub/Hub.js";
 import type { Caller, CreateContractBody } from "../../src/hub/HubApi.js";
 import type { Store } from "../../src/store/Store.js";
@@ -69,6 +70,10 @@ export interface TestAppOptions {
   /** A limiter with a pinned clock (wins over `rateLimit`). */
   rateLimiter?: RateLimiter;
   now?: () => number;
+  /** New identities per address per hour over `/register` (default: the hub's, 20). */
+  registrationLimit?: number;
+  /** A registration limit with a pinned clock (wins over `registrationLimit`). */
+  registrationLimiter?: RegistrationLimit;
   /** The hub's clock, in integer seconds (default: the real one). */
   hubNow?: () => number;
   /** Environment of the synthesis operations (default: none, so the pattern synthesizer answers). */
@@ -104,6 +109,8 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: extra.rateLimit ?? 0,
     ...(extra.rateLimiter ? { rateLimiter: extra.rateLimiter } : {}),
+    ...(extra.registrationLimit !== undefined ? { registrationLimit: extra.registrationLimit } : {}),
+    ...(extra.registrationLimiter ? { registrationLimiter: extra.registrationLimiter } : {}),
     logger: false,
     ...(extra.limits ? { limits: extra.limits } : {}),
   };
