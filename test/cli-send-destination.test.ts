@@ -22,6 +22,7 @@ interface SendDoc {
   hash: string;
   index: number;
   warnings?: string[];
+  warning_codes?: string[];
 }
 interface LogEntry {
   hash: string;
@@ -151,7 +152,9 @@ describe("send checks its destination on the hub", () => {
 
     const before = await field.ok<LogEntry[]>(["log"], depot);
     const sent = await field.ok<SendDoc>(sendArgs("c_somewhere"), depot);
-    assert.equal(sent.warnings?.length, 1);
+    // Neither check was made: one warning each, in that order.
+    assert.deepEqual(sent.warning_codes, ["destination_not_checked", "balance_not_checked"]);
+    assert.equal(sent.warnings?.length, 2);
     assert.ok(sent.warnings[0]!.includes("c_somewhere"), sent.warnings[0]);
     const after = await field.ok<LogEntry[]>(["log"], depot);
     assert.equal(after.length, before.length + 1);
@@ -159,11 +162,12 @@ describe("send checks its destination on the hub", () => {
 
     const human = await field.run(sendArgs("c_somewhere"), depot);
     assert.equal(human.code, 0, human.stderr);
-    assert.match(human.stderr, /^warning: /m);
+    assert.equal(human.stderr.split("\n").filter((l) => l.startsWith("warning: ")).length, 2, human.stderr);
     assert.equal((await field.ok<LogEntry[]>(["log"], depot)).length, before.length + 2);
 
     // Without the destination check the balance still could not be asked: that is said too.
     const unseen = await field.ok<SendDoc>([...sendArgs("c_somewhere"), "--no-recipient-check"], depot);
+    assert.deepEqual(unseen.warning_codes, ["balance_not_checked"]);
     assert.equal(unseen.warnings?.length, 1);
     assert.equal((await field.ok<LogEntry[]>(["log"], depot)).length, before.length + 3);
   });

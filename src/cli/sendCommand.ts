@@ -4,7 +4,7 @@ import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { sendsTakenByUnpushed, unpushedReceipts } from "./incomingCommand.js";
-import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
+import { type CommitFlags, type CommitWarning, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { positiveInteger, required } from "./workingCopy/numbers.js";
 import { type RecipientSeen, recipientOnHub } from "./workingCopy/recipientOnHub.js";
@@ -17,7 +17,9 @@ import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
  * written, instead of sinking the whole push later. The destination is asked of the hub first
  * (the hub's own order: recipient, then asset, then balance): a contract the hub does not show
  * this key is refused, so a mistyped id is caught before it is written, not at push. When the
- * hub cannot be asked, the SEND is written with a warning and the hub checks both at push.
+ * hub cannot be asked about either, the SEND is written with a warning for each check not
+ * made, so a hub that is down does not stop work and the warnings say what the push is left
+ * to decide.
  * `--no-recipient-check` (commander's `recipientCheck: false`) skips the destination only, for
  * a private contract this key may not read; `--offline` asks the hub nothing.
  */
@@ -86,23 +88,27 @@ function recipientNotVisible(to: string): ContractError {
 }
 
 /**
- * The warning of a SEND written without the hub's word on its destination, or (when the
- * destination was not asked about, `--no-recipient-check`) on its balance; none when the hub
- * answered, or when `--offline` asked it nothing on purpose.
+ * One warning for each check of a SEND written without the hub's word: its destination
+ * (`destination_not_checked`) and its balance (`balance_not_checked`), whichever request
+ * failed, so a script learns from the codes alone what the push is left to decide. None when
+ * the hub answered, or when `--offline` asked it nothing on purpose.
  */
-function uncheckedWarnings(recipient: RecipientSeen, balance: KnownBalance | null, to: string): string[] {
+function uncheckedWarnings(recipient: RecipientSeen, balance: KnownBalance | null, to: string): CommitWarning[] {
+  const warnings: CommitWarning[] = [];
   if (recipient.seen === "unchecked") {
     const where = recipient.hub === null ? "the hub" : `the hub at ${recipient.hub}`;
-    return [
-      `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination and the balance at push`,
-    ];
+    warnings.push({
+      code: "destination_not_checked",
+      message: `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination at push`,
+    });
   }
-  if (recipient.seen === "not_asked" && typeof balance === "object" && balance !== null) {
-    return [
-      `balance not checked: the hub could not be asked (${balance.why}); the SEND is recorded, and the hub checks the balance at push`,
-    ];
+  if (typeof balance === "object" && balance !== null) {
+    warnings.push({
+      code: "balance_not_checked",
+      message: `balance not checked: the hub could not be asked (${balance.why}); the SEND is recorded, and the hub checks the balance at push`,
+    });
   }
-  return [];
+  return warnings;
 }
 
 /** What `knownBalance` found: an amount, null when it cannot be known, "none", or why the hub could not be asked. */

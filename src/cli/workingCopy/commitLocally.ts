@@ -41,15 +41,24 @@ export interface CommitResult {
 }
 
 /**
+ * A check the command could not make before writing: `code` is stable for scripts (docs/cli.md),
+ * `message` is for people.
+ */
+export interface CommitWarning {
+  code: string;
+  message: string;
+}
+
+/**
  * Validates and stores `ops` (then one action operation per --action) as the next local commit.
- * `warnings` are reported as init reports its own: `warnings` in the --json document, else
- * `warning:` lines on stderr.
+ * `warnings` are reported as init reports its own: `warnings` (the messages) in the --json
+ * document, with `warning_codes` in the same order, else `warning:` lines on stderr.
  */
 export async function commitLocally(
   cli: Cli,
   opts: CommitFlags,
   ops: Operation[],
-  warnings: readonly string[] = [],
+  warnings: readonly CommitWarning[] = [],
 ): Promise<CommitResult> {
   const wc = WorkingCopy.find(cli.cwd);
   await wc.lock(cli);
@@ -91,12 +100,16 @@ export async function commitLocally(
     pushed: false,
     state: stateView(state),
   };
-  report(cli, warnings.length === 0 ? result : { ...result, warnings }, () => [
+  const warned =
+    warnings.length === 0
+      ? result
+      : { ...result, warnings: warnings.map((w) => w.message), warning_codes: warnings.map((w) => w.code) };
+  report(cli, warned, () => [
     `Committed ${shortHash(stored.hash)} (index ${stored.index}, signed by ${signers.map((k) => k.name).join(", ")})`,
     stateLine(result.state),
     "Not pushed yet: contract-hub push",
   ]);
-  if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w}`);
+  if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w.message}`);
   return result;
 }
 
