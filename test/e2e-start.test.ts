@@ -59,7 +59,7 @@ test("flags win over HUB_* variables, which win over defaults; bad values are us
   );
 });
 
-test("start prints its bound addresses, serves both ports, and stops cleanly", async () => {
+test("start prints its bound addresses, serves both ports, and stops cleanly", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "hub-start-"));
   const out: string[] = [];
   const io = { out: (s: string) => void out.push(s), err: () => {} };
@@ -67,6 +67,13 @@ test("start prints its bound addresses, serves both ports, and stops cleanly", a
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const env = { HUB_LOG_LEVEL: "silent", HUB_REGISTRATION_LIMIT: "1" };
   const running = startCommand({ port: "0", rpcPort: "0", dataDir: dir }, io, { version: "0.1.0", env, stop: stopped });
+  // Whatever assertion fails below, the hub stops and the file ends: a hub left serving kept
+  // this test process (and CI) running with no failure reported.
+  t.after(async () => {
+    stop();
+    await running.catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  });
   for (let i = 0; out.length < 3; i++) {
     if (i > 1000) assert.fail("start printed no addresses");
     await new Promise((r) => setTimeout(r, 10));
@@ -90,12 +97,10 @@ test("start prints its bound addresses, serves both ports, and stops cleanly", a
   const accepted = await register();
   const refused = await register();
   const reason = ((await refused.json()) as { details: { reason: string } }).details.reason;
-  // Stopped before asserting, so a failure ends the test instead of leaving the hub serving.
-  stop();
   assert.deepEqual([accepted.status, refused.status, reason], [201, 429, "registration_limit"]);
+  stop();
   assert.equal(await running, EXIT_OK);
   await assert.rejects(fetch(`${rest}/health`));
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test("an invalid flag exits with the usage code before opening anything", async () => {
