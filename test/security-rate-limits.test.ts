@@ -1,17 +1,20 @@
 /**
  * Rate limits and quotas (PROTOCOL.md §7, §13) over a real hub, with pinned clocks (no timing
- * assertions): a token bucket per access key and per address, shared by REST, JSON-RPC and
- * WebSocket; 429 RATE_LIMITED with Retry-After and `details.limit`; failed authentications
+ * assertions): a token bucket per access key, per identity (all its keys together) and per
+ * address, shared by REST, JSON-RPC and WebSocket; 429 RATE_LIMITED with Retry-After,
+ * `details.limit` and `details.scope` naming the bucket; failed authentications
  * count against the address; 0 turns limiting off; the per-identity synthesis quota.
  */
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import { test } from "node:test";
 import { WebSocket } from "ws";
-import { socketAuthParams } from "../src/auth/signRequest.js";
+import { registrationBody, signRequest, socketAuthParams } from "../src/auth/signRequest.js";
+import { generateKeyPair } from "../src/contract/keys.js";
 import { buildRpcApp } from "../src/http/buildRpcApp.js";
 import { RateLimiter } from "../src/http/RateLimiter.js";
 import { SynthesisQuota } from "../src/synthesis/SynthesisQuota.js";
+import { listenRestAndRpc } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 
 const details = (res: { body: string }) => (JSON.parse(res.body) as { details: Record<string, unknown> }).details;
@@ -173,5 +176,151 @@ test("the synthesis quota is read from HUB_SYNTHESIS_QUOTA, with a default and 0
         err.details?.reason === "bad_config" && err.details.variable === "HUB_SYNTHESIS_QUOTA",
       bad,
     );
+  }
+});
+
+/** A reply over loopback: its status, headers and parsed body. */
+interface LiveReply {
+  status: number;
+  retryAfter: string | null;
+  body: Record<string, unknown>;
+}
+
+async function live(res: Response): Promise<LiveReply> {
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), body: (await res.json()) as never };
+}
+
+/** `GET path` over loopback, signed with the access key of `seed` (none: anonymous). */
+async function liveGet(url: string, path: string, seed?: Uint8Array): Promise<LiveReply> {
+  const headers = seed ? signRequest(seed, { method: "GET", url: path, body: "" }) : {};
+  return live(await fetch(`${url}${path}`, { headers }));
+}
+
+/** One JSON-RPC call over HTTP (`POST /`), signed with the access key of `seed`. */
+async function liveRpc(url: string, seed: Uint8Array, method: string): Promise<LiveReply> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method });
+  const headers = { "content-type": "application/json", ...signRequest(seed, { method: "POST", url: "/", body }) };
+  return live(await fetch(`${url}/`, { method: "POST", headers, body }));
+}
+
+type RpcAnswer = { error?: { code: number; data?: { code?: string; details?: Record<string, unknown> } } };
+
+/** A WebSocket on `/ws` from its own loopback address, authenticated with the access key of `seed`. */
+async function liveSocket(rpcUrl: string, seed: Uint8Array, from: string) {
+  const ws = new WebSocket(`${rpcUrl.replace("http", "ws")}/ws`, { localAddress: from });
+  const frames: Record<string, unknown>[] = [];
+  const waiting: (() => void)[] = [];
+  ws.on("message", (m) => {
+    frames.push(JSON.parse(String(m)));
+    waiting.shift()?.();
+  });
+  const next = async () => {
+    if (frames.length === 0) await new Promise<void>((r) => waiting.push(r));
+    return frames.shift()!;
+  };
+  await once(ws, "open");
+  const hello = (await next()) as { params: { challenge: string } };
+  ws.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "authenticate",
+      params: socketAuthParams(seed, hello.params.challenge),
+    }),
+  );
+  assert.equal((await next()).error, undefined);
+  let id = 0;
+  return {
+    call: async (method: string) => {
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id: ++id, method }));
+      return (await next()) as RpcAnswer;
+    },
+    close: () => ws.close(),
+  };
+}
+
+test("over loopback, an identity's access keys share one bucket: past it 429 rate_limited scope identity on REST, JSON-RPC and /ws", async () => {
+  // 2/s with bursts of 4, for each key, each identity and each address; the clock is pinned.
+  let now = 1_000_000;
+  const t = await testApp("rest", { rateLimiter: new RateLimiter(2, 4, () => now) });
+  const { restUrl, rpcUrl, close } = await listenRestAndRpc(t);
+  try {
+    // The owner's identity holds two access keys; another identity holds one.
+    const a = t.owner.access.seed;
+    const second = generateKeyPair();
+    await t.options.registry.register(registrationBody(t.owner.identity.seed, second.seed));
+    const b = second.seed;
+    const other = await t.principal();
+
+    // REST: key a spends 3 of its 4, key b 1 of its 4; the identity's 4 are spent.
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await liveGet(restUrl, "/access", a)).status);
+    statuses.push((await liveGet(restUrl, "/access", b)).status);
+    assert.deepEqual(statuses, [200, 200, 200, 200]);
+    const limited = await liveGet(restUrl, "/access", b);
+    assert.equal(limited.status, 429);
+    assert.equal(limited.body.code, "RATE_LIMITED");
+    const d = limited.body.details as Record<string, unknown>;
+    assert.deepEqual([d.reason, d.scope, d.limit, d.burst, d.retry_after], ["rate_limited", "identity", 2, 4, 1]);
+    assert.equal(limited.retryAfter, "1");
+    const viaA = await liveGet(restUrl, "/access", a);
+    assert.equal(viaA.status, 429);
+    assert.equal((viaA.body.details as Record<string, unknown>).scope, "identity");
+    // Another identity is not held back; its single key is refused past its own burst, as "key".
+    const others = [];
+    for (let i = 0; i < 5; i++) others.push(await liveGet(restUrl, "/access", other.access.seed));
+    assert.deepEqual(
+      others.map((r) => r.status),
+      [200, 200, 200, 200, 429],
+    );
+    assert.deepEqual([(others[4]!.body.details as Record<string, unknown>).scope, others[4]!.retryAfter], ["key", "1"]);
+    // Anonymous callers are refused by their address's bucket, named as such.
+    const anonymous = [];
+    for (let i = 0; i < 5; i++) anonymous.push(await liveGet(restUrl, "/health"));
+    assert.deepEqual(
+      anonymous.map((r) => r.status),
+      [200, 200, 200, 200, 429],
+    );
+    assert.equal((anonymous[4]!.body.details as Record<string, unknown>).scope, "address");
+
+    // JSON-RPC over HTTP, a second later: the identity has 2 tokens back, whichever key asks.
+    now += 1000;
+    assert.equal((await liveRpc(rpcUrl, a, "getAccess")).body.error, undefined);
+    assert.equal((await liveRpc(rpcUrl, b, "getAccess")).body.error, undefined);
+    const rpcLimited = await liveRpc(rpcUrl, b, "getAccess");
+    assert.equal(rpcLimited.status, 429);
+    const rpcError = rpcLimited.body.error as NonNullable<RpcAnswer["error"]>;
+    assert.equal(rpcError.code, -32029);
+    assert.deepEqual(
+      [rpcError.data?.code, rpcError.data?.details?.reason, rpcError.data?.details?.scope],
+      ["RATE_LIMITED", "rate_limited", "identity"],
+    );
+    assert.equal(rpcLimited.retryAfter, String(rpcError.data?.details?.retry_after));
+    assert.equal((await liveRpc(rpcUrl, other.access.seed, "getAccess")).status, 200);
+
+    // /ws, once every bucket is full again: one socket per key, each from its own address.
+    now += 10_000;
+    const sa = await liveSocket(rpcUrl, a, "127.0.0.2");
+    const sb = await liveSocket(rpcUrl, b, "127.0.0.3");
+    const so = await liveSocket(rpcUrl, other.access.seed, "127.0.0.4");
+    try {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await sa.call("getAccess"));
+      answers.push(await sb.call("getAccess"));
+      assert.deepEqual(
+        answers.map((x) => x.error),
+        [undefined, undefined, undefined, undefined],
+      );
+      for (const refused of [await sb.call("getAccess"), await sa.call("getAccess")]) {
+        assert.equal(refused.error?.code, -32029);
+        const rd = refused.error?.data?.details;
+        assert.deepEqual([rd?.reason, rd?.scope, rd?.limit, rd?.retry_after], ["rate_limited", "identity", 2, 1]);
+      }
+      assert.equal((await so.call("getAccess")).error, undefined);
+    } finally {
+      for (const s of [sa, sb, so]) s.close();
+    }
+  } finally {
+    await close();
   }
 });

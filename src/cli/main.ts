@@ -31,7 +31,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option("--no-rpc", "do not serve JSON-RPC")
     .option(
       "--rate-limit <n>",
-      "requests per second per access key or address, 0 = off (env HUB_RATE_LIMIT; default 500)",
+      "requests per second per access key, per identity and per anonymous address, 0 = off (env HUB_RATE_LIMIT; default 500)",
     )
     .option("--no-wasm", "do not run custom WASM predicates (commits that need one get 503)")
     .option("--wasm-workers <n>", "threads for custom predicates (env HUB_WASM_WORKERS; default: one per core)")

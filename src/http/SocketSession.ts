@@ -105,12 +105,14 @@ export class SocketSession {
       stopAccess();
     });
     this.#socket.on("message", async (data, isBinary) => {
-      // Each frame is a request: it spends the key's (or the address's) tokens, and a key
-      // revoked elsewhere (another hub instance) is noticed before the frame runs: the
-      // socket's key and every key a subscription was made under.
+      // Each frame is a request: it spends the key's and its identity's (or the address's)
+      // tokens, and a key revoked elsewhere (another hub instance) is noticed before the frame
+      // runs: the socket's key and every key a subscription was made under.
       const key = this.caller.accessKey;
       try {
-        limiterFor(this.#options).take(key ?? `ip:${this.#address}`);
+        const limiter = limiterFor(this.#options);
+        if (key !== null) limiter.take(key, this.caller.identity);
+        else limiter.takeAddress(this.#address);
       } catch (err) {
         this.send(failure(null, toRpcError(toContractError(err))));
         return;

@@ -170,14 +170,13 @@ export async function createBaseApp(
   const keyWillPay = (request: FastifyRequest) =>
     request.routeOptions.config.auth !== "none" && Authenticator.hasCredentials(request.headers);
   app.addHook("onRequest", async (request) => {
-    if (!keyWillPay(request)) limiter.take(`ip:${request.ip}`);
+    if (!keyWillPay(request)) limiter.takeAddress(request.ip);
   });
   // Who the caller is comes before what it sent: a body is parsed only once its signature
   // checked out (a forged one costs a verify, not a parse of up to 16 MiB), in slices charged
   // to the caller's work budget when it is long (docs/security.md).
   app.addHook("preValidation", async (request) => {
     request.rawBody ??= EMPTY;
-    const byIp = `ip:${request.ip}`;
     // A failed authentication counts against the address, so forged signatures cannot be
     // tried without limit; a verified one against its access key.
     try {
@@ -188,12 +187,13 @@ export async function createBaseApp(
       if (resolved.nonce !== undefined) caller.nonce = resolved.nonce;
       request.caller = caller;
     } catch (err) {
-      limiter.take(byIp);
+      limiter.takeAddress(request.ip);
       throw err;
     }
-    if (request.caller.accessKey !== null) limiter.take(request.caller.accessKey);
+    // A verified request spends its key's token and its identity's: more keys buy no more requests.
+    if (request.caller.accessKey !== null) limiter.take(request.caller.accessKey, request.caller.identity);
     // Credentials that identified no key (none should pass): the address pays after all.
-    else if (keyWillPay(request)) limiter.take(byIp);
+    else if (keyWillPay(request)) limiter.takeAddress(request.ip);
     if (!request.routeOptions.config.rawBodyOnly && request.body !== undefined) {
       request.body = await decodeJsonBody(request.rawBody, limits, options.hub.ticker(request.caller));
     }

@@ -14,17 +14,29 @@ export class TokenBuckets {
     readonly now: () => number = Date.now,
   ) {}
 
-  /** Spends one token of `key`: 0 when spent, else the milliseconds until one token is back. */
-  take(key: string): number {
-    const now = this.now();
+  /**
+   * Spends one token of `key`: 0 when spent, else the milliseconds until one token is back.
+   * `now` lets a caller taking from several buckets for one request read the clock once.
+   */
+  take(key: string, now = this.now()): number {
     if (this.#buckets.size > 100_000) this.#sweep(now);
-    const b = this.#buckets.get(key) ?? { tokens: this.capacity, at: now };
+    let b = this.#buckets.get(key);
+    // A known key costs one lookup: its bucket is updated in place.
+    if (b === undefined) {
+      b = { tokens: this.capacity, at: now };
+      this.#buckets.set(key, b);
+    }
     b.tokens = Math.min(this.capacity, b.tokens + this.#refill(now - b.at));
     b.at = now;
-    this.#buckets.set(key, b);
     if (b.tokens < 1) return ((1 - b.tokens) * this.periodMs) / this.amount;
     b.tokens -= 1;
     return 0;
+  }
+
+  /** Returns the token `take` just spent for `key` (a request another bucket then refused). */
+  giveBack(key: string): void {
+    const b = this.#buckets.get(key);
+    if (b !== undefined) b.tokens = Math.min(this.capacity, b.tokens + 1);
   }
 
   /** Tokens refilled in `ms` (multiplied before dividing, so whole refills come out exact). */
