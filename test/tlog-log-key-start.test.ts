@@ -19,7 +19,11 @@ import { publicKeyFromSeed } from "../src/contract/keys.js";
 import { testDatabase } from "./support/pg.js";
 
 const dirs: string[] = [];
-after(() => {
+/** Hubs started in this process and not yet stopped: a failed assertion skips a test's own stop. */
+const running = new Set<() => Promise<number>>();
+after(async () => {
+  // A hub left serving kept this file's process alive, so it hung instead of reporting the failure.
+  for (const stop of running) await stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 function tempDir(): string {
@@ -60,7 +64,16 @@ async function start(flags: StartFlags): Promise<Started & { running: boolean }>
     { version: "0.0.0-test", env: { HUB_LOG_LEVEL: "silent" }, stop: stopped },
   );
   let exited = false;
-  void code.then(() => (exited = true));
+  const stopIt = () => {
+    stop();
+    return code;
+  };
+  running.add(stopIt);
+  const exit = () => {
+    exited = true;
+    running.delete(stopIt);
+  };
+  void code.then(exit, exit);
   while (!exited && !out.some((l) => l.startsWith("Log "))) await new Promise((r) => setTimeout(r, 10));
   const rest = /REST\s+(\S+)/.exec(out.join("\n"))?.[1];
   return {
@@ -70,10 +83,7 @@ async function start(flags: StartFlags): Promise<Started & { running: boolean }>
     servedKey: async () =>
       ((await (await fetch(`${rest}/checkpoint/key`)).json()) as { public_key: string }).public_key,
     servedOrigin: async () => ((await (await fetch(`${rest}/checkpoint/key`)).json()) as { origin: string }).origin,
-    stop: () => {
-      stop();
-      return code;
-    },
+    stop: stopIt,
   };
 }
 
