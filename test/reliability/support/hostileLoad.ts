@@ -18,7 +18,10 @@ export const STORES: StoreKind[] = ["sqlite", "postgres"];
 export const HEALTH_BOUND_MS = 1000;
 
 const dirs: string[] = [];
+const probes = new Set<HealthProbe>();
 after(async () => {
+  // A probe a failed test never stopped would poll its dead hub forever and keep the file running.
+  for (const probe of probes) await probe.stop();
   await killAllHubs();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -51,6 +54,7 @@ export class HealthProbe {
     everyMs = 20,
   ) {
     this.#done = this.#loop(everyMs);
+    probes.add(this);
   }
 
   async #loop(everyMs: number): Promise<void> {
@@ -71,6 +75,7 @@ export class HealthProbe {
   /** Stops probing; resolves with the figures. */
   async stop(): Promise<{ probes: number; maxMs: number; p50Ms: number; p99Ms: number; failures: number }> {
     this.#running = false;
+    probes.delete(this);
     await this.#done;
     const sorted = [...this.samples].sort((a, b) => a - b);
     const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN);
