@@ -7,9 +7,15 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { type HubProcess, startHub } from "./support/hubProcess.js";
+import { after } from "node:test";
+import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
 
 const BIN = resolve(import.meta.dirname, "..", "bin", "contract-hub.js");
+
+// Every hub a command-line test file started is killed once its tests are done, whichever
+// assertion failed: a hub stopped only on the success path (a second hub, a restarted one)
+// kept the test process alive, and the file hung instead of reporting the failure.
+after(killAllHubs);
 
 /** A temp folder for one test. */
 export function tempDir(prefix: string): string {
