@@ -52,6 +52,9 @@ after(async () => {
   await hubWasm?.close();
 });
 
+/** How long the user's script may run before it counts as kept alive. */
+const SCRIPT_DEADLINE_MS = 60_000;
+
 describe("checking a pulled log with custom predicates, as docs/engine.md shows", () => {
   it("accepts the log with the exported runner", async () => {
     const wasm = createWasmRunner();
@@ -111,10 +114,14 @@ describe("checking a pulled log with custom predicates, as docs/engine.md shows"
     child.stderr.on("data", (d) => {
       err += String(d);
     });
-    // A process kept alive by the runner never exits: the test's own timeout ends it then.
+    // A process kept alive by the runner never exits by itself: killed after a minute (a few
+    // seconds is its usual run), it ends with SIGKILL, which the tests' assertions name,
+    // instead of holding this file open with its pipes after its test failed.
+    const deadline = setTimeout(() => child.kill("SIGKILL"), SCRIPT_DEADLINE_MS);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((ok) =>
       child.once("exit", (c, s) => ok([c, s])),
     );
+    clearTimeout(deadline);
     return { code, signal, out, err };
   }
 
