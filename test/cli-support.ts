@@ -34,12 +34,21 @@ export interface Run {
   code: number;
   stdout: string;
   stderr: string;
+  /** Whether the run was killed for outliving `killAfterMs` (code is then -1). */
+  killed: boolean;
   /** stdout parsed as JSON (the --json document). */
   json<T = Record<string, unknown>>(): T;
 }
 
-/** Runs `contract-hub …args` in `cwd` with the key directory `home`. */
-export function cli(args: string[], opts: { cwd: string; home: string; env?: Record<string, string> }): Promise<Run> {
+/**
+ * Runs `contract-hub …args` in `cwd` with the key directory `home`. `killAfterMs`: a process
+ * still alive then is killed and reported `killed`, so a command that never exits fails its
+ * test instead of hanging the suite.
+ */
+export function cli(
+  args: string[],
+  opts: { cwd: string; home: string; env?: Record<string, string>; killAfterMs?: number },
+): Promise<Run> {
   const env: Record<string, string | undefined> = { ...process.env, CONTRACT_HUB_HOME: opts.home, ...opts.env };
   if (opts.env?.HUB_URL === undefined) delete env.HUB_URL;
   const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -51,12 +60,22 @@ export function cli(args: string[], opts: { cwd: string; home: string; env?: Rec
   child.stderr.on("data", (d) => {
     stderr += String(d);
   });
+  let killed = false;
+  const timer =
+    opts.killAfterMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          killed = true;
+          child.kill("SIGKILL");
+        }, opts.killAfterMs);
   return new Promise((ok) => {
-    child.once("close", (code) =>
+    child.once("close", (code) => {
+      clearTimeout(timer);
       ok({
         code: code ?? -1,
         stdout,
         stderr,
+        killed,
         json<T>() {
           try {
             return JSON.parse(stdout) as T;
@@ -64,8 +83,8 @@ export function cli(args: string[], opts: { cwd: string; home: string; env?: Rec
             throw new Error(`contract-hub ${args.join(" ")} printed no JSON (exit ${code}): ${stdout}\n${stderr}`);
           }
         },
-      }),
-    );
+      });
+    });
   });
 }
 
@@ -85,9 +104,14 @@ export class Actor {
     mkdirSync(this.root, { recursive: true });
   }
 
-  /** Runs a command in the actor's folder (or `cwd`), with HUB_URL set. */
-  run(args: string[], cwd = this.root): Promise<Run> {
-    return cli(args, { cwd, home: this.home, env: { HUB_URL: this.hubUrl } });
+  /** Runs a command in the actor's folder (or `cwd`), with HUB_URL set; `killAfterMs` as for `cli`. */
+  run(args: string[], cwd = this.root, killAfterMs?: number): Promise<Run> {
+    return cli(args, {
+      cwd,
+      home: this.home,
+      env: { HUB_URL: this.hubUrl },
+      ...(killAfterMs === undefined ? {} : { killAfterMs }),
+    });
   }
 
   /** Runs a command that must succeed and returns its --json document. */

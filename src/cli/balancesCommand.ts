@@ -44,8 +44,8 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
 }
 
 /** The hub's asset books of the working copy's contract, whole: every page the hub answers them in. */
-export async function hubAssets(cli: Cli, opts: HubFlags, wc: WorkingCopy): Promise<AssetsDoc> {
-  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+export async function hubAssets(cli: Cli, opts: HubFlags, wc: WorkingCopy, signal?: AbortSignal): Promise<AssetsDoc> {
+  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc), signal);
   const { contract_id, assets, balances } = await client.getAllAssets(wc.config.contract_id);
   return { contract_id, assets, balances };
 }

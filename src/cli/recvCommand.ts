@@ -4,6 +4,7 @@ import { type Cli, runCommand } from "./cliContext.js";
 import { hashRef, uniqueByPrefix } from "./hashPrefix.js";
 import type { Io } from "./Io.js";
 import { allIncoming, sendText, unpushedReceipts, unpushedSendsTo } from "./incomingCommand.js";
+import { askHubWithin } from "./workingCopy/askHubWithin.js";
 import { alreadyReceived, checkRecvLocally } from "./workingCopy/checkRecvLocally.js";
 import { type CommitFlags, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
@@ -43,11 +44,9 @@ async function checkRecvOnHub(cli: Cli, opts: CommitFlags & { hub?: string }, wc
   const id = wc.config.contract_id;
   let sends: Awaited<ReturnType<typeof allIncoming>>;
   try {
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
-    sends = await Promise.race([
-      allIncoming(client, id, false),
-      new Promise<never>((_, fail) => setTimeout(() => fail(new Error("timeout")), HUB_WAIT_MS).unref()),
-    ]);
+    const hub = hubUrl(cli, opts.hub, wc);
+    const reader = readingKey(cli, opts.key, wc);
+    sends = await askHubWithin(HUB_WAIT_MS, (signal) => allIncoming(clientFor(hub, reader, signal), id, false));
   } catch {
     return;
   }

@@ -4,6 +4,7 @@ import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { sendsTakenByUnpushed, unpushedReceipts } from "./incomingCommand.js";
+import { askHubWithin } from "./workingCopy/askHubWithin.js";
 import { type CommitFlags, type CommitWarning, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
 import { positiveInteger, required } from "./workingCopy/numbers.js";
@@ -129,13 +130,12 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
   let books: Awaited<ReturnType<typeof hubAssets>>;
   let received: number;
   try {
-    [books, received] = await Promise.race([
+    [books, received] = await askHubWithin(2000, (signal) =>
       Promise.all([
-        hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc),
-        receivedByUnpushed(cli, key, wc, unpushed, asset),
+        hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc, signal),
+        receivedByUnpushed(cli, key, wc, unpushed, asset, signal),
       ]),
-      new Promise<never>((_, fail) => setTimeout(() => fail(new Error("no answer within 2 s")), 2000).unref()),
-    ]);
+    );
   } catch (err) {
     return { why: err instanceof Error ? err.message : String(err) };
   }
@@ -179,8 +179,9 @@ async function receivedByUnpushed(
   wc: WorkingCopy,
   unpushed: readonly StoredCommit[],
   asset: string,
+  signal: AbortSignal,
 ): Promise<number> {
-  const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc));
+  const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc), signal);
   return (await sendsTakenByUnpushed(client, wc.config.contract_id, unpushed))
     .filter((s) => mayBe(asset, s.asset_id, s.issuer))
     .reduce((sum, s) => sum + s.amount, 0);

@@ -3,7 +3,9 @@
  * WebSocket subscriptions. Request bodies and queries have the types of the routes' own
  * schemas (src/api/schemas.ts). Requests are signed with the access key when one is given;
  * idempotent GETs are retried on network failures and 429/502/503/504. Errors are thrown as
- * ContractError with the hub's code and details, exactly as the hub raised them.
+ * ContractError with the hub's code and details, exactly as the hub raised them. A request
+ * can be cancelled (`signal`) or bounded (`timeoutMs`): either closes its connection, so a
+ * hub that never answers holds neither the caller nor the process.
  */
 
 import type {
@@ -48,6 +50,17 @@ export interface HubClientOptions {
   retries?: number;
   /** First retry delay in ms, doubled each time (default 100). */
   retryDelayMs?: number;
+  /**
+   * Cancels every request of this client when it aborts: the one under way has its connection
+   * closed and throws UNAVAILABLE `aborted`, and any later one throws the same at once.
+   */
+  signal?: AbortSignal;
+  /**
+   * The most one call waits, in ms, its retries and the reading of the answer included; past
+   * it the request is cancelled as by `signal` and throws UNAVAILABLE `timeout` (default: no
+   * bound).
+   */
+  timeoutMs?: number;
 }
 
 type Query = Record<string, string | number | undefined>;
@@ -77,6 +90,8 @@ export class HubClient {
   readonly #key: Uint8Array | undefined;
   readonly #retries: number;
   readonly #delay: number;
+  readonly #signal: AbortSignal | undefined;
+  readonly #timeoutMs: number | undefined;
 
   constructor(options: HubClientOptions) {
     this.url = options.url.replace(/\/$/, "");
@@ -84,6 +99,8 @@ export class HubClient {
     this.#key = options.accessKey;
     this.#retries = options.retries ?? 2;
     this.#delay = options.retryDelayMs ?? 100;
+    this.#signal = options.signal;
+    this.#timeoutMs = options.timeoutMs;
   }
 
   /** A client of the same hub signing with another access key. */
@@ -94,6 +111,8 @@ export class HubClient {
       accessKey,
       retries: this.#retries,
       retryDelayMs: this.#delay,
+      ...(this.#signal ? { signal: this.#signal } : {}),
+      ...(this.#timeoutMs !== undefined ? { timeoutMs: this.#timeoutMs } : {}),
     });
   }
 
@@ -231,7 +250,9 @@ export class HubClient {
   /** `DELETE /contracts/:id/proposals/:hash`: the proposer or the owner withdraws it. */
   withdrawProposal(id: string, hash: string): Promise<{ proposal: ProposalView }> {
     const path = `/contracts/${enc(id)}/proposals/${enc(hash)}`;
-    return this.#send("DELETE", this.url + path, path).then((res) => readBody(res));
+    return this.#call(this.url + path, async (stop) =>
+      readBody(await this.#send(stop, "DELETE", this.url + path, path)),
+    );
   }
   /** `POST /register` for an identity seed and an access seed (both sign). */
   register(
@@ -259,11 +280,15 @@ export class HubClient {
   async rpc<T = unknown>(method: string, params?: Record<string, unknown>): Promise<T> {
     if (!this.rpcUrl) throw new ContractError("INVALID_REQUEST", "HubClient has no rpcUrl");
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) });
-    const res = await this.#send("POST", `${this.rpcUrl}/`, "/", body);
-    const msg = (await res.json()) as {
-      result?: T;
-      error?: { message: string; data?: { code?: string; details?: Record<string, unknown> } };
-    };
+    const url = `${this.rpcUrl}/`;
+    const msg = await this.#call(
+      url,
+      async (stop) =>
+        (await (await this.#send(stop, "POST", url, "/", body)).json()) as {
+          result?: T;
+          error?: { message: string; data?: { code?: string; details?: Record<string, unknown> } };
+        },
+    );
     if (msg.error) throw errorOf(msg.error.data?.code, msg.error.message, msg.error.data?.details);
     return msg.result as T;
   }
@@ -274,9 +299,12 @@ export class HubClient {
    * and a byte order mark is kept (a note does not start with one), never dropped.
    */
   async checkpoint(): Promise<string> {
-    const res = await this.#send("GET", `${this.url}/checkpoint`, "/checkpoint");
-    if (!res.ok) return readBody<never>(res, MAX_ANSWER);
-    const bytes = await readBoundedBytes(res, MAX_ANSWER, answerTooLarge);
+    const url = `${this.url}/checkpoint`;
+    const bytes = await this.#call(url, async (stop) => {
+      const res = await this.#send(stop, "GET", url, "/checkpoint");
+      if (!res.ok) return readBody<never>(res, MAX_ANSWER);
+      return readBoundedBytes(res, MAX_ANSWER, answerTooLarge);
+    });
     try {
       return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
     } catch {
@@ -317,30 +345,33 @@ export class HubClient {
       .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
       .join("&");
     const pathAndQuery = qs ? `${path}?${qs}` : path;
-    try {
-      return await this.#get<T>(pathAndQuery, this.#key ?? null, maxBytes);
-    } catch (err) {
-      if (this.#key === undefined || !isUnknownKey(err)) throw err;
-      return this.#get<T>(pathAndQuery, null, maxBytes).catch(() => {
-        throw err;
-      });
-    }
+    return this.#call(this.url + pathAndQuery, async (stop) => {
+      try {
+        return await this.#get<T>(stop, pathAndQuery, this.#key ?? null, maxBytes);
+      } catch (err) {
+        if (this.#key === undefined || !isUnknownKey(err)) throw err;
+        return this.#get<T>(stop, pathAndQuery, null, maxBytes).catch(() => {
+          throw err;
+        });
+      }
+    });
   }
 
   /** `key` null: unsigned; `maxBytes`: the most of the answer read (else all of it). */
-  async #get<T>(pathAndQuery: string, key: Uint8Array | null, maxBytes?: number): Promise<T> {
+  async #get<T>(stop: AbortSignal | undefined, pathAndQuery: string, key: Uint8Array | null, maxBytes?: number) {
     for (let attempt = 0; ; attempt++) {
       let res: Response;
       try {
-        res = await this.#send("GET", this.url + pathAndQuery, pathAndQuery, undefined, key);
+        res = await this.#send(stop, "GET", this.url + pathAndQuery, pathAndQuery, undefined, key);
       } catch (err) {
-        if (attempt >= this.#retries) throw err;
-        await sleep(this.#delay * 2 ** attempt);
+        // A cancelled call is not a failure that may pass: it is never asked again.
+        if (attempt >= this.#retries || stop?.aborted) throw err;
+        await sleep(this.#delay * 2 ** attempt, stop);
         continue;
       }
       if (RETRY_STATUS.has(res.status) && attempt < this.#retries) {
         await res.body?.cancel();
-        await sleep(this.#delay * 2 ** attempt);
+        await sleep(this.#delay * 2 ** attempt, stop);
         continue;
       }
       return readBody<T>(res, maxBytes);
@@ -349,10 +380,43 @@ export class HubClient {
 
   /** A signed POST of a JSON body (never retried: it may have been applied). */
   async post<T>(path: string, body: unknown): Promise<T> {
-    return readBody<T>(await this.#send("POST", this.url + path, path, JSON.stringify(body)));
+    return this.#call(this.url + path, async (stop) =>
+      readBody<T>(await this.#send(stop, "POST", this.url + path, path, JSON.stringify(body))),
+    );
+  }
+
+  /**
+   * Runs one call under this client's `signal` and `timeoutMs` (`stop`: both in one signal,
+   * undefined when neither is set). Cancelled, whether waiting for the answer, reading it or
+   * between retries, it throws UNAVAILABLE `aborted` or `timeout` instead of what fetch threw.
+   */
+  async #call<T>(url: string, run: (stop: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const bound = this.#timeoutMs === undefined ? undefined : AbortSignal.timeout(this.#timeoutMs);
+    const signals = [this.#signal, bound].filter((s) => s !== undefined);
+    const stop = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    try {
+      stop?.throwIfAborted();
+      return await run(stop);
+    } catch (err) {
+      if (stop?.aborted !== true) throw err;
+      throw bound?.aborted === true
+        ? new ContractError(
+            "UNAVAILABLE",
+            `No answer from the hub at ${url} within ${this.#timeoutMs} ms`,
+            { reason: "timeout", timeout_ms: this.#timeoutMs },
+            { cause: err },
+          )
+        : new ContractError(
+            "UNAVAILABLE",
+            `Request to the hub at ${url} cancelled: ${reasonText(stop.reason)}`,
+            { reason: "aborted" },
+            { cause: err },
+          );
+    }
   }
 
   async #send(
+    stop: AbortSignal | undefined,
     method: string,
     url: string,
     pathAndQuery: string,
@@ -362,7 +426,12 @@ export class HubClient {
     const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
     if (key) Object.assign(headers, signRequest(key, { method, url: pathAndQuery, body: body ?? "" }));
     try {
-      return await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
+      return await fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        ...(stop === undefined ? {} : { signal: stop }),
+      });
     } catch (err) {
       throw new ContractError(
         "UNAVAILABLE",
@@ -372,6 +441,11 @@ export class HubClient {
       );
     }
   }
+}
+
+/** What an abort reason says: an Error's message, else the value as text. */
+function reasonText(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
 }
 
 async function readBody<T>(res: Response, maxBytes?: number): Promise<T> {
@@ -422,6 +496,15 @@ function enc(segment: string): string {
   return encodeURIComponent(segment);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`, or less: a `stop` that aborts ends the wait at once (the caller then gives up). */
+function sleep(ms: number, stop?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    stop?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      stop?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
 }

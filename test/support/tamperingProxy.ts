@@ -15,8 +15,12 @@ export interface Answer {
   bytes?: Buffer;
 }
 
-/** Rewrites the upstream answer for `path` (without the query), or returns it unchanged. */
-export type Rule = (path: string, upstream: Answer) => Answer;
+/**
+ * Rewrites the upstream answer for `path` (without the query), or returns it unchanged; null
+ * never answers: the connection stays open, unanswered, until the client or `close` ends it
+ * (a hub that accepts a request and hangs).
+ */
+export type Rule = (path: string, upstream: Answer) => Answer | null;
 
 export interface TamperingProxy {
   url: string;
@@ -53,7 +57,9 @@ export async function startTamperingProxy(target: string): Promise<TamperingProx
         body: await up.text(),
       };
       const path = (req.url ?? "/").split("?")[0]!;
-      if (proxy.rule !== null) answer = proxy.rule(path, answer);
+      const rewritten = proxy.rule === null ? answer : proxy.rule(path, answer);
+      if (rewritten === null) return;
+      answer = rewritten;
       res.writeHead(answer.status, { "content-type": answer.type });
       res.end(answer.bytes ?? answer.body);
     } catch (err) {

@@ -46,7 +46,7 @@ export function readingKey(cli: Cli, flag: string | undefined, wc: WorkingCopy |
   return KeyStore.of(cli.env).choose(flag, wc?.config.key);
 }
 
-/** A client of `url` signing requests with `key` (none: anonymous). */
-export function clientFor(url: string, key: StoredKey | null): HubClient {
-  return new HubClient({ url, ...(key ? { accessKey: key.seed } : {}) });
+/** A client of `url` signing requests with `key` (none: anonymous), cancelled by `signal` when given. */
+export function clientFor(url: string, key: StoredKey | null, signal?: AbortSignal): HubClient {
+  return new HubClient({ url, ...(key ? { accessKey: key.seed } : {}), ...(signal ? { signal } : {}) });
 }

@@ -7,6 +7,7 @@
 import { CONTRACT_ID_PATTERN } from "../../contract/Commit.js";
 import { isContractError } from "../../contract/ContractError.js";
 import type { Cli } from "../cliContext.js";
+import { askHubWithin } from "./askHubWithin.js";
 import { clientFor, hubUrl, readingKey } from "./hubAccess.js";
 import type { WorkingCopy } from "./WorkingCopy.js";
 
@@ -35,14 +36,10 @@ export async function recipientOnHub(
   if (to === wc.config.contract_id) return { seen: "shown" };
   let url: string | null = null;
   try {
-    url = hubUrl(cli, undefined, wc);
-    const client = clientFor(url, readingKey(cli, key, wc));
-    await Promise.race([
-      client.getState(to),
-      new Promise<never>((_, fail) =>
-        setTimeout(() => fail(new Error(`no answer within ${HUB_WAIT_MS / 1000} s`)), HUB_WAIT_MS).unref(),
-      ),
-    ]);
+    const hub = hubUrl(cli, undefined, wc);
+    url = hub;
+    const reader = readingKey(cli, key, wc);
+    await askHubWithin(HUB_WAIT_MS, (signal) => clientFor(hub, reader, signal).getState(to));
     return { seen: "shown" };
   } catch (err) {
     if (isContractError(err, "NOT_FOUND") && err.details?.reason === "contract_not_found") return { seen: "hidden" };
