@@ -17,9 +17,17 @@ after(async () => {
   for (const x of open.splice(0)) await x.close();
 });
 
-/** Resolves once `cond()` holds, checking every few milliseconds (the test's own timeout bounds it). */
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 5));
+/**
+ * Resolves once `cond()` holds, checking every few milliseconds; fails after `ms`. The test's
+ * own timeout does not end this loop: it went on polling after the test failed, and the file
+ * never ended.
+ */
+async function until(cond: () => boolean, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail("the condition did not come true in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 async function pair(errors: unknown[] = []): Promise<[Instance, Instance]> {

@@ -26,8 +26,17 @@ async function start(): Promise<HubProcess> {
   return p;
 }
 
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 10));
+/**
+ * Resolves once `cond()` holds, checking every few milliseconds; fails after `ms`. The test's
+ * own timeout does not end this loop: it went on polling after the test failed, and the file
+ * never ended.
+ */
+async function until(cond: () => boolean, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) assert.fail("the condition did not come true in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Asserts `hashes` is one chain in `client`'s pull of `id` (from genesis to head); returns the pulled hashes. */

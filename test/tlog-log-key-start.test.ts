@@ -74,7 +74,11 @@ async function start(flags: StartFlags): Promise<Started & { running: boolean }>
     running.delete(stopIt);
   };
   void code.then(exit, exit);
-  while (!exited && !out.some((l) => l.startsWith("Log "))) await new Promise((r) => setTimeout(r, 10));
+  // Bounded: an unbounded wait outlived its test's failure and kept the file running.
+  for (let waited = 0; !exited && !out.some((l) => l.startsWith("Log ")); waited += 10) {
+    if (waited > 60_000) assert.fail(`start neither printed its log key nor exited: ${err.join("\n")}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const rest = /REST\s+(\S+)/.exec(out.join("\n"))?.[1];
   return {
     running: !exited,
