@@ -10,12 +10,20 @@
  * be done before its signature check; on a cold load, as the store is asked for the log, to
  * come back before the big commit comes out of it. Each answer must come back before the step
  * it was sent ahead of. The oracle is a real ed25519 key and the attestation verifies.
+ *
+ * A proposal holding such a value (and an object of 100,000 members) is watched from its
+ * POST to its completion by a co-signer's signature (watchOnePieces.ts): its row's trip to
+ * the store's writer, its reads, its answers and its attestation's verification were each
+ * one piece of the event loop.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { signRequest } from "../src/auth/signRequest.js";
 import { signAttestation } from "../src/contract/attestation.js";
+import { signCommit } from "../src/contract/commitHash.js";
 import { buildCommit, genesisData } from "../src/contract/engine.js";
 import { generateKeyPair } from "../src/contract/keys.js";
+import { PIECE_LIMITS } from "../src/contract/planJsonPieces.js";
 import type { HubContext } from "../src/hub/HubContext.js";
 import {
   askHealth,
@@ -26,11 +34,29 @@ import {
   storeWith,
 } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
-import { watchOnePieces } from "./support/watchOnePieces.js";
+import { type OnePieces, watchOnePieces } from "./support/watchOnePieces.js";
 
 /** A ~15 MB attestation value with some non-ASCII, in 15 parts of 1 MB. */
 const BIG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
 const BIG_CHARS = BIG.reduce((n, part) => n + part.length, 0);
+/** An object of 100,000 members (~1.6 MB of text), as a proposal's body parses it in slices. */
+const WIDE = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`member${i}`, i]));
+
+/**
+ * No call listed more names than one piece of a body's parse holds or wrote a text as long
+ * as one of BIG's strings; none parsed half the value (the body's parse reads pieces of a
+ * megabyte or two, strings whole; a column read in one piece is all 17 MB); no thread
+ * message carried more values than a row's columns and a few more (a record holding WIDE
+ * carries 100,000).
+ */
+function assertNoOnePieces(seen: OnePieces): void {
+  const over: string[] = [];
+  if (seen.keys > PIECE_LIMITS.weight) over.push(`Object.keys listed ${seen.keys} names in one call`);
+  if (seen.text >= BIG[0]!.length) over.push(`JSON.stringify wrote ${seen.text} characters in one call`);
+  if (seen.parsed >= BIG_CHARS / 2) over.push(`JSON.parse read ${seen.parsed} characters in one call`);
+  if (seen.cloned >= 1_000) over.push(`a message between threads carried ${seen.cloned} values`);
+  assert.deepEqual(over, []);
+}
 
 describe("long attestation values", () => {
   let t: TestApp;
@@ -39,10 +65,13 @@ describe("long attestation values", () => {
   let order: string[] = [];
   /** Set by a test: what the store does as it reads commits. */
   let onRead: ((phase: "start" | "commit", length: number) => void) | null = null;
-  /** Set by a test: what happens as the store is asked to save a proposal. */
-  let atSave: (() => void) | null = null;
   const oracle = generateKeyPair();
   const id = "long-attestation";
+  /** The proposal of the last three tests, its attestation and its co-signer. */
+  const pid = "long-attested-proposal";
+  const cosigner = generateKeyPair();
+  let proposed: ReturnType<typeof buildCommit>;
+  let proposalAttestation: ReturnType<typeof signAttestation>;
   /** The head after the first test's push. */
   let pushedHead = "";
 
@@ -56,7 +85,6 @@ describe("long attestation values", () => {
             (own) =>
             (...args) => {
               order.push("save");
-              atSave?.();
               return own(...args);
             },
           readCommits: (own) =>
@@ -74,6 +102,25 @@ describe("long attestation values", () => {
   after(async () => live.close());
 
   const post = (path: string, body: string) => signedPost(live.restUrl, t.owner.access.seed, path, body);
+  /**
+   * `post`, its answer parsed once `watch` is stopped: the test's own JSON.parse of a 17 MB
+   * answer is not the hub's.
+   */
+  const watchedPost = async (path: string, body: string, watch: { stop(): void }) => {
+    const headers = {
+      "content-type": "application/json",
+      ...signRequest(t.owner.access.seed, { method: "POST", url: path, body }),
+    };
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(live.restUrl + path, { method: "POST", headers, body });
+      text = await res.text();
+    } finally {
+      watch.stop();
+    }
+    return { status: res.status, body: JSON.parse(text) as Record<string, unknown> };
+  };
 
   it("answers GET /health while the signed message of a ~15 MB attestation value is hashed", async () => {
     const first = genesisFor(id, t.owner);
@@ -189,23 +236,21 @@ describe("long attestation values", () => {
     pushedHead = answer.body.commit_hash as string;
   });
 
-  it("answers GET /health while a proposal whose attestation holds ~15 MB is prepared and stored", async () => {
+  it("answers GET /health while a proposal whose attestation holds ~15 MB and a wide object is prepared and stored", async () => {
     // A model asking for a second signer keeps the proposal open: it is stored, not appended.
-    const cosigner = generateKeyPair();
     const model = `model CoSigned {
   initial open
   open -> open [+NOTE +signed_by(/users/cosigner.id)]
 }`;
-    const pid = "long-attested-proposal";
     const state = { "/users/cosigner.id": cosigner.publicKey.toString("hex") };
     const first = buildCommit(pid, null, genesisData({ model, rules: [], owner: t.owner.key, state }));
     assert.equal((await post(`/contracts/${pid}/push`, JSON.stringify({ commits: [first] }))).status, 200);
-    const attestation = signAttestation(
-      { contract_id: pid, parent: first.hash, claim: "doc", value: BIG },
+    proposalAttestation = signAttestation(
+      { contract_id: pid, parent: first.hash, claim: "doc", value: { strings: BIG, wide: WIDE } },
       oracle.seed,
       oracle.publicKey,
     );
-    const proposed = buildCommit(pid, first.hash, [{ method: "action", value: "NOTE" }], {}, [attestation]);
+    proposed = buildCommit(pid, first.hash, [{ method: "action", value: "NOTE" }], {}, [proposalAttestation]);
     const work = t.hub as unknown as { ctx: HubContext };
     const preparse = work.ctx.work.preparse.bind(work.ctx.work);
     work.ctx.work.preparse = (caller, commits, limits, contractId) => {
@@ -215,25 +260,66 @@ describe("long attestation values", () => {
     };
     const body = JSON.stringify({ commit: proposed });
     order = [];
-    // Watched until the proposal is saved: it is decided by then, twice (in full, then as
-    // if every key had signed), and its attestation was verified for each judgement.
+    // Watched until the answer is read: the proposal is decided twice (in full, then as if
+    // every key had signed), its row goes to the store's writer, is read back, and answered.
     const watch = watchOnePieces();
-    atSave = () => watch.stop();
     let answer: Awaited<ReturnType<typeof post>>;
     try {
-      answer = await post(`/contracts/${pid}/proposals`, body);
+      answer = await watchedPost(`/contracts/${pid}/proposals`, body, watch);
     } finally {
-      watch.stop();
-      atSave = null;
       work.ctx.work.preparse = preparse;
     }
     order.push("propose");
     assert.equal(answer.status, 201, JSON.stringify(answer.body).slice(0, 300));
-    const proposal = answer.body.proposal as { status: string; missing: unknown[] };
+    const proposal = answer.body.proposal as { status: string; missing: unknown[]; attestations: unknown[] };
     assert.deepEqual([proposal.status, proposal.missing.length], ["open", 1]);
+    assert.deepEqual(proposal.attestations, [proposalAttestation]);
     assert.deepEqual(order, ["health", "save", "propose"]);
-    assert.ok(watch.seen.text < BIG[0]!.length, `JSON.stringify wrote ${watch.seen.text} characters in one call`);
+    assertNoOnePieces(watch.seen);
     const stored = await work.ctx.store.getProposal(pid, proposed.hash);
-    assert.deepEqual(stored?.attestations, [attestation]);
+    assert.deepEqual(stored?.attestations, [proposalAttestation]);
+  });
+
+  it("reads that proposal back and answers it over REST and JSON-RPC in slices", async () => {
+    const watch = watchOnePieces();
+    let rest: Response;
+    let rpc: Response;
+    const texts: string[] = [];
+    try {
+      rest = await fetch(`${live.restUrl}/contracts/${pid}/proposals/${proposed.hash}`);
+      texts.push(await rest.text());
+      rpc = await fetch(live.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "getProposal",
+          params: { contract_id: pid, hash: proposed.hash },
+        }),
+      });
+      texts.push(await rpc.text());
+    } finally {
+      watch.stop();
+    }
+    const restBody = JSON.parse(texts[0]!) as { proposal: { attestations: unknown[] } };
+    const rpcBody = JSON.parse(texts[1]!) as { result: { proposal: { attestations: unknown[] } } };
+    assert.deepEqual([rest.status, rpc.status], [200, 200]);
+    assert.deepEqual(restBody.proposal.attestations, [proposalAttestation]);
+    assert.deepEqual(rpcBody.result.proposal.attestations, [proposalAttestation]);
+    assertNoOnePieces(watch.seen);
+  });
+
+  it("completes that proposal when its co-signer signs, its attestation verified in slices", async () => {
+    const signature = signCommit(proposed.hash, cosigner.seed);
+    const body = JSON.stringify({ signatures: { "/users/cosigner.id": signature } });
+    const watch = watchOnePieces();
+    const answer = await watchedPost(`/contracts/${pid}/proposals/${proposed.hash}/signatures`, body, watch);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 300));
+    const proposal = answer.body.proposal as { status: string; attestations: unknown[] };
+    assert.equal(proposal.status, "committed");
+    assert.deepEqual(proposal.attestations, [proposalAttestation]);
+    assert.equal((answer.body.commit as { commit_hash: string }).commit_hash, proposed.hash);
+    assertNoOnePieces(watch.seen);
   });
 });

@@ -8,16 +8,19 @@
  * turn of the event loop is asked for (setImmediate). The statement before the commits' INSERT
  * must have its turn before that INSERT is sent: the row's text is built in between. And the
  * text goes as a plain parameter: pg escapes a column array's elements in one piece (250-350 ms
- * for the data of an object of 400,000 members).
+ * for the data of an object of 400,000 members). A proposal's row, with its attestation's
+ * value, is written and read in slices too (watchOnePieces.ts).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import type { StoredCommit } from "../src/contract/StoredCommit.js";
+import type { ProposalRecord } from "../src/store/ProposalRecord.js";
 import { PostgresStore } from "../src/store/postgres/PostgresStore.js";
 import { created } from "./store-contract.js";
 import { testDatabase } from "./support/pg.js";
 import { testChain } from "./support/testChain.js";
+import { watchOnePieces } from "./support/watchOnePieces.js";
 
 /** ~15 MB with quotes (escaped: ~22 MB of text) and non-ASCII, in 15 parts of 1 MB. */
 const BIG = Array.from({ length: 15 }, (_, i) => `${i}${'x"'.repeat(500)}é漢🙂`.repeat(1_000));
@@ -29,7 +32,7 @@ describe("long values in the PostgreSQL store", () => {
   const schema = db.freshSchema();
   /** What happened, in order, while `watching`. */
   const order: string[] = [];
-  /** The parameters of each INSERT INTO commits sent while `watching`. */
+  /** The parameters of each INSERT INTO commits (or proposals) sent while `watching`. */
   const inserted: unknown[][] = [];
   let watching = false;
   const query = pg.Client.prototype.query;
@@ -41,7 +44,7 @@ describe("long values in the PostgreSQL store", () => {
       const sent = (query as (...a: unknown[]) => unknown).apply(this, args);
       const text = typeof args[0] === "string" ? args[0] : "";
       if (!watching || !(sent instanceof Promise)) return sent;
-      if (text.startsWith("INSERT INTO commits")) {
+      if (text.startsWith("INSERT INTO commits") || text.startsWith("INSERT INTO proposals")) {
         order.push("insert");
         inserted.push(args[1] as unknown[]);
         return sent;
@@ -128,6 +131,47 @@ describe("long values in the PostgreSQL store", () => {
     const read: StoredCommit[] = [];
     for await (const c of store.readCommits("attested", 1)) read.push(c);
     assert.deepEqual(read[0]!.attestations, attestations);
+  });
+
+  it("writes and reads a proposal whose attestation holds ~15 MB in slices, its text as JSON.stringify's", async () => {
+    // The proposal's row had the same one-piece JSON.stringify (its INSERT) and JSON.parse (its reads).
+    const [genesis] = testChain("proposed", 1);
+    await store.appendCommits("proposed", null, [genesis!], created());
+    const attestations = [
+      { oracle: `ed25519:${"ef".repeat(32)}`, claim: "doc", value: BIG, signature: "01".repeat(64) },
+    ];
+    const proposal: ProposalRecord = {
+      contractId: "proposed",
+      hash: "cf".repeat(32),
+      parent: genesis!.hash,
+      data: [{ method: "action", value: "NOTE" }],
+      signatures: {},
+      attestations,
+      status: "open",
+      proposer: "ab".repeat(32),
+      createdAt: 1_700_000_001,
+      expiresAt: 1_700_086_401,
+      commitIndex: null,
+    };
+    inserted.length = 0;
+    watching = true;
+    const watch = watchOnePieces();
+    let read: ProposalRecord | null;
+    try {
+      await store.saveProposal(proposal, { maxOpen: 10, now: 1_700_000_001 });
+      read = await store.getProposal("proposed", proposal.hash);
+    } finally {
+      watch.stop();
+      watching = false;
+    }
+    assert.ok(watch.seen.text < BIG[0]!.length, `JSON.stringify wrote ${watch.seen.text} characters in one call`);
+    assert.ok(watch.seen.parsed < BIG[0]!.length, `JSON.parse read ${watch.seen.parsed} characters in one call`);
+    assert.equal(inserted.length, 1);
+    assert.ok(
+      inserted[0]!.includes(JSON.stringify(attestations)),
+      "the attestations text is one of the INSERT's parameters",
+    );
+    assert.deepEqual(read?.attestations, attestations);
   });
 
   it("keeps the order and text of small commits around a big one in one append", async () => {

@@ -9,9 +9,20 @@ import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import { ContractError } from "../contract/ContractError.js";
 import type { Caller, HubApi } from "../hub/HubApi.js";
+import { bigProposalPieces, type ProposalAnswer } from "./bigProposalAnswer.js";
 import type { AuthMode } from "./createBaseApp.js";
 import { logPageResponse } from "./logPageResponse.js";
 import { pullResponse } from "./pullResponse.js";
+
+/**
+ * A proposal answer: a big one (bigProposalAnswer.ts) streamed in pieces written in slices,
+ * with the content type fastify gives the JSON it serializes.
+ */
+function proposalAnswer(status: number, answer: ProposalAnswer): Answer {
+  const pieces = bigProposalPieces(answer);
+  if (pieces === undefined) return new Answer(status, answer);
+  return new Answer(status, logPageResponse(pieces), "application/json; charset=utf-8");
+}
 
 /** A response whose status is decided per request. */
 export class Answer {
@@ -223,7 +234,7 @@ export const REST_ROUTES: readonly RestRoute[] = [
     schema: { params: S.IdParams, body: S.ProposeBody, response: S.Responses.proposal },
     run: async ({ hub, caller, params, body }) => {
       const { created, ...result } = await hub.propose(caller, params.id!, body);
-      return new Answer(created ? 201 : 200, result);
+      return proposalAnswer(created ? 201 : 200, result);
     },
   }),
   route({
@@ -232,7 +243,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Proposals of one status (default open), newest first",
     auth: "optional",
     schema: { params: S.IdParams, querystring: S.ProposalQuery, response: S.Responses.proposals },
-    run: ({ hub, caller, params, query }) => hub.listProposals(caller, params.id!, query),
+    run: async ({ hub, caller, params, query }) =>
+      proposalAnswer(200, await hub.listProposals(caller, params.id!, query)),
   }),
   route({
     method: "GET",
@@ -240,7 +252,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "One proposal, with the signatures it still misses",
     auth: "optional",
     schema: { params: S.CommitParams, response: S.Responses.proposal },
-    run: ({ hub, caller, params }) => hub.getProposal(caller, params.id!, params.hash!),
+    run: async ({ hub, caller, params }) =>
+      proposalAnswer(200, await hub.getProposal(caller, params.id!, params.hash!)),
   }),
   route({
     method: "POST",
@@ -248,7 +261,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "Add signatures to a proposal (appended once it validates)",
     auth: "required",
     schema: { params: S.CommitParams, body: S.SignProposalBody, response: S.Responses.proposal },
-    run: ({ hub, caller, params, body }) => hub.signProposal(caller, params.id!, params.hash!, body),
+    run: async ({ hub, caller, params, body }) =>
+      proposalAnswer(200, await hub.signProposal(caller, params.id!, params.hash!, body)),
   }),
   route({
     method: "DELETE",
@@ -256,7 +270,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     summary: "The proposer or the owner withdraws a proposal",
     auth: "required",
     schema: { params: S.CommitParams, response: S.Responses.proposal },
-    run: ({ hub, caller, params }) => hub.withdrawProposal(caller, params.id!, params.hash!),
+    run: async ({ hub, caller, params }) =>
+      proposalAnswer(200, await hub.withdrawProposal(caller, params.id!, params.hash!)),
   }),
   route({
     method: "POST",

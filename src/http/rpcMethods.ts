@@ -7,6 +7,7 @@ import { type Static, type TSchema, Type } from "typebox";
 import * as S from "../api/schemas.js";
 import type { AccessRegistry } from "../auth/AccessRegistry.js";
 import type { Caller, HubApi } from "../hub/HubApi.js";
+import { rpcProposalAnswer } from "./bigProposalAnswer.js";
 import { JsonText } from "./JsonText.js";
 
 /** What a method runs with; the WebSocket adapter adds its session. */
@@ -101,31 +102,34 @@ export const RPC_METHODS: Record<string, RpcMethod> = {
     params: Type.Object({ contract_id: S.ContractId, ...S.PullQuery.properties }),
     run: ({ hub, caller }, { contract_id, since, limit }) => hub.pull(caller, contract_id, { since, limit }),
   }),
+  // Proposals holding big values are answered in text written in slices (bigProposalAnswer.ts).
   propose: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.ProposeBody.properties }),
     auth: true,
     run: async ({ hub, caller }, p) => {
       const { created: _, ...result } = await hub.propose(caller, p.contract_id, { commit: p.commit });
-      return result;
+      return rpcProposalAnswer(result);
     },
   }),
   listProposals: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, ...S.ProposalQuery.properties }),
-    run: ({ hub, caller }, { contract_id, ...q }) => hub.listProposals(caller, contract_id, q),
+    run: async ({ hub, caller }, { contract_id, ...q }) =>
+      rpcProposalAnswer(await hub.listProposals(caller, contract_id, q)),
   }),
   getProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
-    run: ({ hub, caller }, p) => hub.getProposal(caller, p.contract_id, p.hash),
+    run: async ({ hub, caller }, p) => rpcProposalAnswer(await hub.getProposal(caller, p.contract_id, p.hash)),
   }),
   signProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash, ...S.SignProposalBody.properties }),
     auth: true,
-    run: ({ hub, caller }, p) => hub.signProposal(caller, p.contract_id, p.hash, { signatures: p.signatures }),
+    run: async ({ hub, caller }, p) =>
+      rpcProposalAnswer(await hub.signProposal(caller, p.contract_id, p.hash, { signatures: p.signatures })),
   }),
   withdrawProposal: rpcMethod({
     params: Type.Object({ contract_id: S.ContractId, hash: S.Hash }),
     auth: true,
-    run: ({ hub, caller }, p) => hub.withdrawProposal(caller, p.contract_id, p.hash),
+    run: async ({ hub, caller }, p) => rpcProposalAnswer(await hub.withdrawProposal(caller, p.contract_id, p.hash)),
   }),
   synthesize: rpcMethod({
     params: S.SynthesizeBody,

@@ -1,5 +1,6 @@
 import type { Attestation, Operation } from "../contract/Commit.js";
 import { ContractError } from "../contract/ContractError.js";
+import { BIG_ROW_CHARS, parseColumn } from "./sqlite/commitRows.js";
 
 /** What the store records of a proposal's life; `stale` and `expired` are derived (see proposalStatus). */
 export type StoredProposalStatus = "open" | "committed" | "withdrawn";
@@ -27,12 +28,15 @@ export interface ProposalRecord {
   commitIndex: number | null;
 }
 
+/** What a proposal's derived status depends on: a record's, or a row's (rowStanding). */
+export type ProposalStanding = Pick<ProposalRecord, "status" | "parent" | "expiresAt">;
+
 /**
  * The status a proposal shows: a stored-open one is `stale` once the contract's head moved past
  * its parent (it can never be appended), else `expired` from its expiry time on. Deriving both
  * when read means no sweeper has to visit every proposal each time a head moves or a clock ticks.
  */
-export function proposalStatus(p: ProposalRecord, head: string, now: number): ProposalStatus {
+export function proposalStatus(p: ProposalStanding, head: string, now: number): ProposalStatus {
   if (p.status !== "open") return p.status;
   if (p.parent !== head) return "stale";
   return now >= p.expiresAt ? "expired" : "open";
@@ -70,13 +74,35 @@ export interface ProposalRow {
   commit_index: number | null;
 }
 
-/** The record of a proposals row (JSON columns parsed). */
-export function proposalFromRow(r: ProposalRow): ProposalRecord {
+/** What the status of a row's proposal depends on, read without parsing its JSON columns (the writer thread's checks). */
+export function rowStanding(r: ProposalRow): ProposalStanding {
+  return { status: r.status, parent: r.parent, expiresAt: Number(r.expires_at) };
+}
+
+/**
+ * The record of a proposals row (JSON columns parsed). A row whose data or attestations are
+ * big (BIG_ROW_CHARS) comes as a promise, those columns parsed in the hub's shared slices
+ * (parseStoredJson.ts) as a commit's are: one JSON.parse of a proposal holding an attestation
+ * of 15 MB held the event loop as long. Every store awaits it, so a small row costs no promise.
+ */
+export function proposalFromRow(r: ProposalRow): ProposalRecord | Promise<ProposalRecord> {
+  if (r.data.length >= BIG_ROW_CHARS || (r.attestations?.length ?? 0) >= BIG_ROW_CHARS) return proposalFromBigRow(r);
+  return rowProposal(r, JSON.parse(r.data), r.attestations === null ? undefined : JSON.parse(r.attestations));
+}
+
+/** The records of `rows`, one after the other (a big one parsed in slices before the next). */
+export async function proposalsFromRows(rows: readonly ProposalRow[]): Promise<ProposalRecord[]> {
+  const out: ProposalRecord[] = [];
+  for (const r of rows) out.push(await proposalFromRow(r));
+  return out;
+}
+
+function rowProposal(r: ProposalRow, data: Operation[], attestations: Attestation[] | undefined): ProposalRecord {
   const p: ProposalRecord = {
     contractId: r.contract_id,
     hash: r.hash,
     parent: r.parent,
-    data: JSON.parse(r.data),
+    data,
     signatures: JSON.parse(r.signatures),
     status: r.status,
     proposer: r.proposer,
@@ -84,22 +110,42 @@ export function proposalFromRow(r: ProposalRow): ProposalRecord {
     expiresAt: Number(r.expires_at),
     commitIndex: r.commit_index === null ? null : Number(r.commit_index),
   };
-  if (r.attestations !== null) p.attestations = JSON.parse(r.attestations);
+  if (attestations !== undefined) p.attestations = attestations;
   return p;
+}
+
+/** A big row's JSON columns parsed in slices; a text the sliced parse refuses is reported as JSON.parse reports it (commitRows.ts). */
+async function proposalFromBigRow(r: ProposalRow): Promise<ProposalRecord> {
+  try {
+    const data = (await parseColumn(r.data)) as Operation[];
+    const attestations = r.attestations === null ? undefined : ((await parseColumn(r.attestations)) as Attestation[]);
+    return rowProposal(r, data, attestations);
+  } catch (err) {
+    if (err instanceof ContractError) throw new SyntaxError(err.message, { cause: err });
+    throw err;
+  }
 }
 
 /** The columns of an INSERT INTO proposals, in table order, and their values. */
 export const PROPOSAL_INSERT_COLUMNS =
   "contract_id, hash, parent, data, signatures, attestations, status, proposer, created_at, expires_at, commit_index";
 
-export function proposalParams(p: ProposalRecord): unknown[] {
+/**
+ * The INSERT's values of `p`, each JSON column serialised once (`data` and `attestations`
+ * given when they were written in slices: proposalParamsInSlices.ts).
+ */
+export function proposalParams(
+  p: ProposalRecord,
+  data = JSON.stringify(p.data),
+  attestations = p.attestations === undefined || p.attestations.length === 0 ? null : JSON.stringify(p.attestations),
+): unknown[] {
   return [
     p.contractId,
     p.hash,
     p.parent,
-    JSON.stringify(p.data),
+    data,
     JSON.stringify(p.signatures),
-    p.attestations === undefined || p.attestations.length === 0 ? null : JSON.stringify(p.attestations),
+    attestations,
     p.status,
     p.proposer,
     p.createdAt,
@@ -112,7 +158,7 @@ export function proposalParams(p: ProposalRecord): unknown[] {
  * What saving `incoming` does given the `existing` row of that hash (derived status at `now`):
  * keep an open or committed one, or write (a new proposal, or a withdrawn/expired/stale one reopened).
  */
-export function keepsExisting(existing: ProposalRecord | null, head: string, now: number): boolean {
+export function keepsExisting(existing: ProposalStanding | null, head: string, now: number): boolean {
   if (existing === null) return false;
   const status = proposalStatus(existing, head, now);
   return status === "open" || status === "committed";

@@ -6,7 +6,8 @@
  * names its parser remembered (memberNames.ts), in JSON.stringify's order (array indices
  * first, ascending, then the others as they were added), so the text is the same, byte for byte.
  *
- * Only for values the hub checked (plain JSON data: no undefined, no toJSON, no cycles).
+ * Only for plain data the hub built or checked (no toJSON, no cycles); an undefined member
+ * is left out and an undefined element written null, as JSON.stringify does.
  */
 import { sortInSlices } from "../contract/commitHashInSlices.js";
 import { memberNamesOf } from "../contract/memberNames.js";
@@ -24,7 +25,7 @@ interface Out {
 const isIndex = (key: string) => /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 4294967295;
 
 /** Whether the first half of a surrogate pair ends at `to` (a cut there would split the pair). */
-const splitsPair = (s: string, to: number) => {
+export const splitsPair = (s: string, to: number) => {
   const c = s.charCodeAt(to - 1);
   return c >= 0xd800 && c <= 0xdbff;
 };
@@ -50,7 +51,9 @@ function* write(o: Out, value: unknown): Generator<void, void, void> {
     return;
   }
   if (value === null || typeof value !== "object") {
-    add(o, JSON.stringify(value));
+    // What JSON.stringify writes of undefined, a function or a symbol in an array (members
+    // holding one are left out below).
+    add(o, JSON.stringify(value) ?? "null");
     return;
   }
   if (Array.isArray(value)) {
@@ -66,10 +69,15 @@ function* write(o: Out, value: unknown): Generator<void, void, void> {
   const names = memberNamesOf(value);
   const keys = names === undefined ? Object.keys(value) : yield* ownKeyOrder(names);
   add(o, "{");
+  let first = true;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    add(o, `${i > 0 ? "," : ""}${JSON.stringify(key)}:`);
-    yield* write(o, (value as Record<string, unknown>)[key]);
+    const member = (value as Record<string, unknown>)[key];
+    // Left out, as JSON.stringify leaves them out (an answer's optional members may be unset).
+    if (member === undefined || typeof member === "function" || typeof member === "symbol") continue;
+    add(o, `${first ? "" : ","}${JSON.stringify(key)}:`);
+    first = false;
+    yield* write(o, member);
     if (o.since >= PIECE_CHARS) yield;
   }
   add(o, "}");

@@ -89,8 +89,13 @@ export async function signProposal(
       // Judged as its proposer's commit, as when it was proposed: a REPOST source is read with the
       // proposer's access, not with that of whoever uploads the last signature.
       const proposer: Caller = { identity: fresh.proposer, accessKey: null };
+      // A big attestation's signed message is hashed in slices charged to the uploader, on the
+      // very values decided below (the record read under the lock), as a proposal's are when
+      // proposed: its verification hashed 15 MB in one piece (attestationHashInSlices.ts).
+      const commit = proposalCommit(fresh);
+      await hub.work.prehash(caller, id, [commit], hub.settings.limits);
       // The uploader's request pays for the decision its signature set off.
-      const outcome = await decideUnderLock(hub, proposer, id, now, proposalCommit(fresh), undefined, keys, caller);
+      const outcome = await decideUnderLock(hub, proposer, id, now, commit, undefined, keys, caller);
       const current = (await hub.store.getProposal(id, hash))!;
       const proposal = await proposalView(
         current,

@@ -6,6 +6,7 @@ import type { StoredCommit } from "../../contract/StoredCommit.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
 import { noSeedForLogKey } from "../loadLogKey.js";
+import { proposalParamsInSlices } from "../proposalParamsInSlices.js";
 import { PG_PULL_MEASURED_SQL, pullPages } from "../pullPages.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
@@ -564,7 +565,8 @@ export class PostgresStore implements Store {
     proposal: ProposalRecord,
     q: { maxOpen: number; now: number },
   ): Promise<{ proposal: ProposalRecord; created: boolean }> {
-    return this.write((client) => savePgProposal(client, this.channels.proposals, proposal, q));
+    const params = await proposalParamsInSlices(proposal);
+    return this.write((client) => savePgProposal(client, this.channels.proposals, proposal, params, q));
   }
 
   async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {

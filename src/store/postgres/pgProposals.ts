@@ -8,7 +8,7 @@ import {
   type ProposalStatus,
   proposalFromRow,
   proposalNotOpen,
-  proposalParams,
+  proposalsFromRows,
   sameSignatures,
   statusCondition,
   tooManyProposals,
@@ -35,18 +35,21 @@ export async function readPgProposal(
     `SELECT * FROM proposals WHERE contract_id = $1 AND hash = $2${lock ? " FOR UPDATE" : ""}`,
     [contractId, hash],
   );
+  // A big row's JSON columns are parsed in the shared slices (proposalFromRow).
   return rows[0] === undefined ? null : proposalFromRow(rows[0]);
 }
 
 /**
  * saveProposal's body inside a transaction. The contract's row lock (the one appends take)
  * serialises it with every other instance's proposals and appends, so the open count and the
- * insert cannot interleave with another instance's.
+ * insert cannot interleave with another instance's. `params` are proposalParamsInSlices's,
+ * written before the transaction: big JSON columns in the shared slices, sent as plain text.
  */
 export async function savePgProposal(
   client: pg.PoolClient,
   channel: string,
   proposal: ProposalRecord,
+  params: unknown[],
   q: { maxOpen: number; now: number },
 ): Promise<{ proposal: ProposalRecord; created: boolean }> {
   const { contractId, hash } = proposal;
@@ -71,7 +74,7 @@ export async function savePgProposal(
     await client.query("DELETE FROM proposals WHERE contract_id = $1 AND hash = $2", [contractId, hash]);
   await client.query(
     `INSERT INTO proposals (${PROPOSAL_INSERT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    proposalParams(proposal),
+    params,
   );
   await notifyProposal(client, channel, contractId, hash);
   return { proposal, created: true };
@@ -89,7 +92,7 @@ export async function listPgProposals(
       ORDER BY p.created_at DESC, p.hash LIMIT $3 OFFSET $4`,
     [contractId, q.now, q.limit, q.offset],
   );
-  return rows.map(proposalFromRow);
+  return proposalsFromRows(rows);
 }
 
 /**

@@ -7,6 +7,8 @@ import { readOrCreateLogKeyFile } from "../../tlog/logKeyFile.js";
 import type { NodeId } from "../../tlog/merkle.js";
 import { PULL_ENTRY_SQL } from "../commitText.js";
 import { noSeedForLogKey } from "../loadLogKey.js";
+import { proposalFromRow, proposalsFromRows } from "../ProposalRecord.js";
+import { proposalParamsInSlices } from "../proposalParamsInSlices.js";
 import { PULL_MEASURED_SQL, pullPages } from "../pullPages.js";
 import { type AccessKeyRow, accessKeyFromRow, type ContractRow, contractFromRow, SNAPSHOT_COLUMNS } from "../rows.js";
 import type {
@@ -35,7 +37,7 @@ import Database from "./Database.js";
 import { migrate, schemaVersion } from "./migrate.js";
 import { SCHEMA_VERSION } from "./migrations.js";
 import { SqliteWriter } from "./SqliteWriter.js";
-import { listProposalsSync, readProposal } from "./sqliteProposals.js";
+import { listProposalsSync, readProposalRow } from "./sqliteProposals.js";
 import { backfillSqliteLeaves, readSqliteTreeNodes, sqliteTreeSize } from "./sqliteTree.js";
 
 export interface SqliteStoreOptions {
@@ -418,18 +420,21 @@ export class SqliteStore implements Store {
     proposal: ProposalRecord,
     q: { maxOpen: number; now: number },
   ): Promise<{ proposal: ProposalRecord; created: boolean }> {
-    return this.writer.run("saveProposal", proposal, q);
+    // The row goes to the writer thread as text (sqliteProposals.ts), a big one written in slices.
+    const { kept } = await this.writer.run("saveProposal", await proposalParamsInSlices(proposal), q);
+    return kept === null ? { proposal, created: true } : { proposal: await proposalFromRow(kept), created: false };
   }
 
   async getProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
-    return readProposal(this.sql.bind(this), contractId, hash);
+    const row = readProposalRow(this.sql.bind(this), contractId, hash);
+    return row === null ? null : proposalFromRow(row);
   }
 
   async listProposals(
     contractId: string,
     q: { status: ProposalStatus; now: number; limit: number; offset: number },
   ): Promise<ProposalRecord[]> {
-    return listProposalsSync(this.sql.bind(this), contractId, q);
+    return proposalsFromRows(listProposalsSync(this.sql.bind(this), contractId, q));
   }
 
   async addProposalSignatures(
@@ -438,11 +443,13 @@ export class SqliteStore implements Store {
     signatures: Record<string, string>,
     judged: Record<string, string>,
   ): Promise<ProposalRecord | null> {
-    return this.writer.run("addProposalSignatures", contractId, hash, signatures, judged);
+    const row = await this.writer.run("addProposalSignatures", contractId, hash, signatures, judged);
+    return row === null ? null : proposalFromRow(row);
   }
 
   async withdrawProposal(contractId: string, hash: string): Promise<ProposalRecord | null> {
-    return this.writer.run("withdrawProposal", contractId, hash);
+    const row = await this.writer.run("withdrawProposal", contractId, hash);
+    return row === null ? null : proposalFromRow(row);
   }
 
   async saveSnapshot(s: StateSnapshot): Promise<void> {

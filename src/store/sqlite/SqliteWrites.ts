@@ -7,7 +7,6 @@ import type {
   AppendExtras,
   CosignedCheckpointRecord,
   GrantRole,
-  ProposalRecord,
   RequestNonce,
   StateSnapshot,
 } from "../Store.js";
@@ -161,8 +160,9 @@ export class SqliteWrites {
     return row === undefined ? null : accessKeyFromRow(row);
   }
 
-  saveProposal(proposal: ProposalRecord, q: { maxOpen: number; now: number }) {
-    return saveProposalSync(this.sqlFn, proposal, q);
+  /** `params`: proposalParams's values, its JSON columns as text (sqliteProposals.ts). */
+  saveProposal(params: unknown[], q: { maxOpen: number; now: number }) {
+    return saveProposalSync(this.sqlFn, params, q);
   }
 
   addProposalSignatures(

@@ -72,7 +72,7 @@ async function commitFromBigRow(row: CommitRow): Promise<StoredCommit> {
 }
 
 /** A JSON column of a big row (its data, or its attestations, whose values are any JSON): big ones in slices. */
-const parseColumn = (text: string) => (text.length >= BIG_ROW_CHARS ? parseStoredJson(text) : JSON.parse(text));
+export const parseColumn = (text: string) => (text.length >= BIG_ROW_CHARS ? parseStoredJson(text) : JSON.parse(text));
 
 /**
  * The columns of an INSERT INTO commits, in the order of commitParams. Not `wire`: since

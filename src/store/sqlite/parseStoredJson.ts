@@ -10,6 +10,7 @@
  * cut; the text around the strings fails in its parse), with a SyntaxError or ContractError.
  */
 import { randomBytes } from "node:crypto";
+import { ownKeys } from "../../contract/memberNames.js";
 import { parseJsonInSlices } from "../../contract/parseJsonInSlices.js";
 import { sliceIsDue, yieldSometimes } from "../../lib/sharedSlice.js";
 
@@ -19,7 +20,7 @@ const LONG_STRING = 64 * 1024;
 const CUT_CHARS = 128 * 1024;
 /** Characters scanned for strings between two ticks: a millisecond or two. */
 const SCAN_CHARS = 64 * 1024;
-/** Values walked between two looks at the slice. */
+/** Members and elements walked between two looks at the slice. */
 const STEPS = 1024;
 
 /** Sliced JSON.parse of `text`, a column the store wrote. */
@@ -105,7 +106,11 @@ function escapeFree(text: string, from: number, at: number): number {
   return at;
 }
 
-/** `value` with each stand-in string `${mark}${k}` replaced by `strings[k]`, walked in slices. */
+/**
+ * `value` with each stand-in string `${mark}${k}` replaced by `strings[k]`, walked in slices.
+ * A wide object's names are those its parser remembered (memberNames.ts): Object.keys of an
+ * object of 100,000 members next to a long string listed them all in one piece.
+ */
 async function replaceMarks(value: unknown, mark: string, strings: string[]): Promise<unknown> {
   const swap = (v: unknown) =>
     typeof v === "string" && v.startsWith(mark) ? strings[Number(v.slice(mark.length))] : undefined;
@@ -121,18 +126,20 @@ async function replaceMarks(value: unknown, mark: string, strings: string[]): Pr
         const long = swap(node[i]);
         if (long !== undefined) node[i] = long;
         else if (node[i] !== null && typeof node[i] === "object") stack.push(node[i]);
+        if (++steps % STEPS === 0 && sliceIsDue()) await yieldSometimes();
       }
-      if (++steps % STEPS === 0 && sliceIsDue()) await yieldSometimes();
       continue;
     }
     const holder = node as Record<string, unknown>;
-    for (const key of Object.keys(holder)) {
+    const keys = ownKeys(holder);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       const child = holder[key];
       const long = swap(child);
       if (long !== undefined) holder[key] = long;
       else if (child !== null && typeof child === "object") stack.push(child);
+      if (++steps % STEPS === 0 && sliceIsDue()) await yieldSometimes();
     }
-    if (++steps % STEPS === 0 && sliceIsDue()) await yieldSometimes();
   }
   return value;
 }
