@@ -14,7 +14,7 @@ import { signedSubmitBody } from "../src/client/signedCommits.js";
 import type { ContractError } from "../src/contract/ContractError.js";
 import { generateKeyPair, type RawKeyPair } from "../src/contract/keys.js";
 import type { SubmitCommitResult } from "../src/hub/HubApi.js";
-import { type HubProcess, spawnHub } from "./support/hubProcess.js";
+import { type HubProcess, killAllHubs, spawnHub } from "./support/hubProcess.js";
 import { type TestDatabase, testDatabase } from "./support/pg.js";
 import { base64, customFailure, type PredicateModules, predicateModules } from "./support/wasmModules.js";
 
@@ -62,7 +62,9 @@ before(async () => {
   identity = generateKeyPair();
   access = generateKeyPair();
 });
-after(stop);
+// Every hub the file started: a test that failed before its stop() left its hub running, and
+// the next test's start() took its place in `hub`, so stop() alone never reached it.
+after(killAllHubs);
 
 describe("custom predicates in a served hub (PostgreSQL)", () => {
   const ids: Record<string, string> = {};
