@@ -25,6 +25,7 @@ import {
   askHealth,
   type Listening,
   listenRestAndRpc,
+  NO_WORK_BUDGET,
   notingAppends,
   signedPost,
   storeWith,
@@ -57,6 +58,7 @@ describe("long attested values judged by oracle_attests", () => {
   before(async () => {
     t = await testApp("rest", {
       limits: { bodyBytes: 17 * 1024 * 1024 },
+      workBudgetMs: NO_WORK_BUDGET,
       wrapStore: (store) =>
         storeWith(
           store,

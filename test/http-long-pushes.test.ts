@@ -11,7 +11,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { askHealth, listenRestAndRpc, notingAppends, signedPost, storeWith } from "./support/liveTestApp.js";
+import {
+  askHealth,
+  listenRestAndRpc,
+  NO_WORK_BUDGET,
+  notingAppends,
+  signedPost,
+  storeWith,
+} from "./support/liveTestApp.js";
 import { genesisFor, postsAfter, type TestApp, testApp } from "./support/testApps.js";
 
 /** Commits of one push: enough work for many slices, far under the limits. */
@@ -28,6 +35,7 @@ describe("long pushes", () => {
   before(async () => {
     // The store notes each append of commits (what follows a push's checks and decisions).
     t = await testApp("rest", {
+      workBudgetMs: NO_WORK_BUDGET,
       wrapStore: (store) =>
         storeWith(
           store,

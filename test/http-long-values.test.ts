@@ -19,6 +19,7 @@ import {
   askHealth,
   type Listening,
   listenRestAndRpc,
+  NO_WORK_BUDGET,
   notingAppends,
   signedPost,
   storeWith,
@@ -43,6 +44,7 @@ describe("long values", () => {
   before(async () => {
     t = await testApp("rest", {
       limits: { bodyBytes: 17 * 1024 * 1024 },
+      workBudgetMs: NO_WORK_BUDGET,
       wrapStore: (store) =>
         storeWith(store, {
           ...notingAppends(() => order),

@@ -20,7 +20,7 @@ import { WebSocket } from "ws";
 import { CreateContractBody } from "../src/api/schemas.js";
 import { signRequest } from "../src/auth/signRequest.js";
 import { validatorCompiler } from "../src/http/validatorCompiler.js";
-import { type Listening, listenRestAndRpc } from "./support/liveTestApp.js";
+import { type Listening, listenRestAndRpc, NO_WORK_BUDGET } from "./support/liveTestApp.js";
 import { type TestApp, testApp } from "./support/testApps.js";
 
 const WIDE = 100_000;
@@ -61,7 +61,7 @@ describe("a commit with 100,000 signatures or attestations", () => {
   const attestations = Array.from({ length: WIDE }, () => 0);
 
   before(async () => {
-    t = await testApp("rest", { limits: { bodyBytes: 4 * 1024 * 1024 } });
+    t = await testApp("rest", { limits: { bodyBytes: 4 * 1024 * 1024 }, workBudgetMs: NO_WORK_BUDGET });
     live = await listenRestAndRpc(t);
   });
   after(async () => live.close());

@@ -11,6 +11,14 @@ import { buildRpcApp } from "../../src/http/buildRpcApp.js";
 import type { Store } from "../../src/store/Store.js";
 import type { TestApp } from "./testApps.js";
 
+/**
+ * The work budget of a hostile-load test's hub: off. These tests show that long work runs in
+ * slices, not what the budget refuses (work-budget-*.test.ts do). The budget is charged in
+ * elapsed time, so on a loaded machine (a CI run at load 8-11) a file's big pushes can spend
+ * its identity's allowance and be refused 429 `work_budget` before the test's point is made.
+ */
+export const NO_WORK_BUDGET = 0;
+
 export interface Listening {
   restUrl: string;
   rpcUrl: string;
