@@ -1,17 +1,5 @@
 import { Readable } from "node:stream";
-
-/** The pieces of a streamed pull (HubApi.pullStream). */
-export interface PullStreamParts {
-  contract_id: string;
-  head: string;
-  /** Pages of the commits' JSON texts, in order. */
-  pages: AsyncIterable<string[]>;
-  hasMore: () => boolean;
-  /** The writer now waits for its reader: the time until `busy` is not charged to the caller. */
-  idle: () => void;
-  /** The writer works again. */
-  busy: () => void;
-}
+import type { PullStream } from "../hub/HubApi.js";
 
 /**
  * The pull response body written incrementally, a page of commits at a time, so a pull of a
@@ -28,7 +16,7 @@ export interface PullStreamParts {
  * allowance and had its next long pull refused. A page is encoded to bytes before the wait,
  * so that its encoding (which `push` would otherwise do) is charged with its reading.
  */
-export function pullResponse(parts: PullStreamParts, withHasMore: boolean): Readable {
+export function pullResponse(parts: PullStream, withHasMore: boolean): Readable {
   async function* chunks(): AsyncGenerator<string | Buffer> {
     let out = `{"contract_id":${JSON.stringify(parts.contract_id)},"head":${JSON.stringify(parts.head)},"commits":[`;
     let first = true;

@@ -55,6 +55,19 @@ export interface SynthesizeOptions {
   signal?: AbortSignal;
 }
 
+/** A pull as pullStream hands it to an adapter, which writes the pages as they come. */
+export interface PullStream {
+  contract_id: string;
+  head: string;
+  /** Pages of the commits' JSON texts, in order. */
+  pages: AsyncIterable<string[]>;
+  hasMore: () => boolean;
+  /** The adapter now waits for its reader: the time until `busy` is not charged to the caller. */
+  idle: () => void;
+  /** The adapter works on the pull again. */
+  busy: () => void;
+}
+
 export interface HubApi extends ProposalApi {
   health(): Promise<{ status: string; version: string; storage?: string }>;
   /** `include: "state"` adds each listed contract's `state: {current_state, current_states}` (docs/api.md). */
@@ -94,18 +107,7 @@ export interface HubApi extends ProposalApi {
    * the waits the adapter brackets with `idle()` and `busy()`: while it waits for its reader to
    * drain, the hub is not working for the caller.
    */
-  pullStream(
-    caller: Caller,
-    id: string,
-    q: PullQuery,
-  ): Promise<{
-    contract_id: string;
-    head: string;
-    pages: AsyncIterable<string[]>;
-    hasMore: () => boolean;
-    idle: () => void;
-    busy: () => void;
-  }>;
+  pullStream(caller: Caller, id: string, q: PullQuery): Promise<PullStream>;
   /**
    * `GET /checkpoint` and JSON-RPC `getCheckpoint`: the log's signed checkpoint now; with
    * witnesses, the newest one that carries their quorum of cosignatures (UNAVAILABLE before the first).
