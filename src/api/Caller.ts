@@ -4,7 +4,10 @@ export interface Caller {
   identity: string | null;
   /** The access key that signed the request, lower-case hex. */
   accessKey: string | null;
-  /** The client's address, when a transport knows it (anonymous callers are budgeted by it). */
+  /**
+   * The key of the client's address, when a transport knows it (anonymous callers are
+   * budgeted by it): clientAddressKey's, so an IPv6 client is its /64.
+   */
   address?: string;
   /**
    * The request's nonce when authentication left it for the request's append to spend

@@ -4,6 +4,7 @@ import { ContractError } from "../contract/ContractError.js";
  * Caps the WebSocket connections opened without credentials, per client address (default
  * 100): past the cap the upgrade is refused with 429 RATE_LIMITED (`anonymous_sockets`).
  * A connection counts from its upgrade until its TCP socket closes. 0 turns the cap off.
+ * Addresses are clientAddressKey's keys: an IPv6 /64 is one address here.
  */
 export class AnonymousSockets {
   readonly #open = new Map<string, number>();

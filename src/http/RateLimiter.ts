@@ -18,7 +18,7 @@ export class RateLimiter {
   readonly perSecond: number;
   readonly burst: number;
   readonly #now: () => number;
-  /** Access keys, and `ip:<address>` (an address is never a key's 64 hex digits). */
+  /** Access keys, and `ip:<address key>` (clientAddressKey; never a key's 64 hex digits). */
   readonly #keys: TokenBuckets;
   /** Identities, in a map of their own: an identity's key may also be registered as an access key. */
   readonly #identities: TokenBuckets;
@@ -50,7 +50,10 @@ export class RateLimiter {
     }
   }
 
-  /** Takes one token of a client address (anonymous requests, failed authentications), or throws RATE_LIMITED. */
+  /**
+   * Takes one token of a client address (anonymous requests, failed authentications), or
+   * throws RATE_LIMITED. `address` is its clientAddressKey, so an IPv6 /64 has one bucket.
+   */
   takeAddress(address: string): void {
     if (this.perSecond <= 0) return;
     const waitMs = this.#keys.take(`ip:${address}`);

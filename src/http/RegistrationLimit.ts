@@ -10,7 +10,8 @@ export const DEFAULT_REGISTRATION_LIMIT = 20;
  * could give itself any number of allowances. Each address may register `perHour` identities
  * the hub does not know yet, refilled evenly over the hour (a token bucket: no burst at the top
  * of each hour). Only new identities count: a new access key of a known identity, a
- * registration sent again and a revocation create none. 0 turns the limit off.
+ * registration sent again and a revocation create none. 0 turns the limit off. Addresses are
+ * clientAddressKey's keys: an IPv6 /64 is one address here.
  */
 export class RegistrationLimit {
   readonly perHour: number;

@@ -84,6 +84,7 @@ export class SocketSession {
   /** Called once the connection authenticated (it then no longer counts as anonymous). */
   onAuthenticated: () => void = () => {};
 
+  /** The key of the connection's client address (request.clientAddress): its per-address limits. */
   readonly #address: string;
 
   constructor(socket: WebSocket, caller: Caller, options: HttpOptions, address = "unknown") {

@@ -68,7 +68,7 @@ export async function buildRestApp(options: HttpOptions): Promise<FastifyInstanc
               signal ??= closeSignal(reply.raw);
               return signal;
             },
-            admitNewIdentity: () => registrations.take(request.ip),
+            admitNewIdentity: () => registrations.take(request.clientAddress),
           }),
         );
         if (out instanceof Answer) {

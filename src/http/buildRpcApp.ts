@@ -45,7 +45,7 @@ export async function buildRpcApp(options: HttpOptions): Promise<FastifyInstance
         retryAfter: (seconds: number) => {
           wait = Math.max(wait, seconds);
         },
-        admitNewIdentity: () => registrations.take(request.ip),
+        admitNewIdentity: () => registrations.take(request.clientAddress),
       };
       const answer = await dispatcher.handleBytes(request.rawBody, ctx);
       if (wait > 0) reply.header("retry-after", String(wait));

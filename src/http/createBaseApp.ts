@@ -12,6 +12,7 @@ import { Authenticator } from "../auth/Authenticator.js";
 import { ContractError } from "../contract/ContractError.js";
 import { withLimits } from "../contract/limits.js";
 import { ANONYMOUS, type Caller } from "../hub/HubApi.js";
+import { clientAddressKey } from "./clientAddressKey.js";
 import { clientErrorAnswer } from "./clientErrorAnswer.js";
 import { decodeJsonBody } from "./decodeJsonBody.js";
 import { httpStatusOf, errorBody as restErrorBody } from "./errorTable.js";
@@ -38,6 +39,11 @@ declare module "fastify" {
   interface FastifyRequest {
     caller: Caller;
     rawBody: Buffer;
+    /**
+     * The key of the client's address in every per-address limit (clientAddressKey: an
+     * IPv6 client's /64, an IPv4-mapped address's IPv4): use it, never `ip`, for a limit.
+     */
+    readonly clientAddress: string;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
@@ -138,6 +144,13 @@ export async function createBaseApp(
 
   app.decorateRequest("caller", null as unknown as Caller);
   app.decorateRequest("rawBody", null as unknown as Buffer);
+  // Derived from `ip` on each read (it may be X-Forwarded-For's, under trustProxy), so no hook
+  // order can leave it unset; a request reads it two or three times, a few string checks each.
+  app.decorateRequest("clientAddress", {
+    getter(this: FastifyRequest) {
+      return clientAddressKey(this.ip);
+    },
+  });
   app.removeAllContentTypeParsers();
   // Any content type is read as JSON: clients authenticate by signature, not by cookie. The
   // bytes are only kept here; they are parsed once the caller is known (below).
@@ -170,7 +183,7 @@ export async function createBaseApp(
   const keyWillPay = (request: FastifyRequest) =>
     request.routeOptions.config.auth !== "none" && Authenticator.hasCredentials(request.headers);
   app.addHook("onRequest", async (request) => {
-    if (!keyWillPay(request)) limiter.takeAddress(request.ip);
+    if (!keyWillPay(request)) limiter.takeAddress(request.clientAddress);
   });
   // Who the caller is comes before what it sent: a body is parsed only once its signature
   // checked out (a forged one costs a verify, not a parse of up to 16 MiB), in slices charged
@@ -183,17 +196,21 @@ export async function createBaseApp(
       // The address goes with the caller: anonymous callers' expensive work is budgeted by it.
       // Field by field: a spread followed by more fields is V8's slow path on Node 20.
       const resolved = await resolveCaller(options, request);
-      const caller: Caller = { identity: resolved.identity, accessKey: resolved.accessKey, address: request.ip };
+      const caller: Caller = {
+        identity: resolved.identity,
+        accessKey: resolved.accessKey,
+        address: request.clientAddress,
+      };
       if (resolved.nonce !== undefined) caller.nonce = resolved.nonce;
       request.caller = caller;
     } catch (err) {
-      limiter.takeAddress(request.ip);
+      limiter.takeAddress(request.clientAddress);
       throw err;
     }
     // A verified request spends its key's token and its identity's: more keys buy no more requests.
     if (request.caller.accessKey !== null) limiter.take(request.caller.accessKey, request.caller.identity);
     // Credentials that identified no key (none should pass): the address pays after all.
-    else if (keyWillPay(request)) limiter.takeAddress(request.ip);
+    else if (keyWillPay(request)) limiter.takeAddress(request.clientAddress);
     if (!request.routeOptions.config.rawBodyOnly && request.body !== undefined) {
       request.body = await decodeJsonBody(request.rawBody, limits, options.hub.ticker(request.caller));
     }

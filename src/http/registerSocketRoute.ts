@@ -25,7 +25,7 @@ export function registerSocketRoute(app: FastifyInstance, options: HttpOptions):
   const releases = new WeakMap<FastifyRequest, () => void>();
   const preHandler = async (request: FastifyRequest) => {
     if (!request.ws || request.caller.identity !== null) return;
-    anonymous.admit(request.ip, (release) => {
+    anonymous.admit(request.clientAddress, (release) => {
       request.raw.socket.once("close", release);
       releases.set(request, release);
     });
@@ -42,7 +42,7 @@ export function registerSocketRoute(app: FastifyInstance, options: HttpOptions):
       });
     },
     wsHandler: (socket, request) => {
-      const session = new SocketSession(socket, request.caller, options, request.ip);
+      const session = new SocketSession(socket, request.caller, options, request.clientAddress);
       // Once it authenticates, the connection counts against its key, not the address's anonymous cap.
       session.onAuthenticated = releases.get(request) ?? (() => {});
       session.start(dispatcher);

@@ -87,6 +87,10 @@ export interface TestAppOptions {
   wasm?: WasmRunner;
   /** Puts a test's wrapper (noting some calls) between the hub and the real store. */
   wrapStore?: (store: Store) => Store;
+  /** Trust `X-Forwarded-For` as a reverse proxy's (default: no; the socket's address counts). */
+  trustProxy?: boolean;
+  /** Anonymous WebSocket connections per client address (default: the hub's, 100). */
+  anonymousSockets?: number;
 }
 
 /** Builds an app (REST unless `kind` is "rpc") over a real hub, with one registered principal. */
@@ -111,6 +115,8 @@ export async function testApp(kind: "rest" | "rpc" = "rest", extra: TestAppOptio
     ...(extra.rateLimiter ? { rateLimiter: extra.rateLimiter } : {}),
     ...(extra.registrationLimit !== undefined ? { registrationLimit: extra.registrationLimit } : {}),
     ...(extra.registrationLimiter ? { registrationLimiter: extra.registrationLimiter } : {}),
+    ...(extra.trustProxy !== undefined ? { trustProxy: extra.trustProxy } : {}),
+    ...(extra.anonymousSockets !== undefined ? { anonymousSockets: extra.anonymousSockets } : {}),
     logger: false,
     ...(extra.limits ? { limits: extra.limits } : {}),
   };
