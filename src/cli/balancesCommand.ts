@@ -22,7 +22,7 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "balances", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
     const unpushed = wc.readCommits().slice(wc.origin().length);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
     const [hub, taken] = await Promise.all([
       hubAssets(cli, opts, wc),
       sendsTakenByUnpushed(client, wc.config.contract_id, unpushed),
@@ -45,7 +45,7 @@ export function balancesCommand(opts: HubFlags, io: Io): Promise<number> {
 
 /** The hub's asset books of the working copy's contract, whole: every page the hub answers them in. */
 export async function hubAssets(cli: Cli, opts: HubFlags, wc: WorkingCopy, signal?: AbortSignal): Promise<AssetsDoc> {
-  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc), signal);
+  const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc), signal);
   const { contract_id, assets, balances } = await client.getAllAssets(wc.config.contract_id);
   return { contract_id, assets, balances };
 }

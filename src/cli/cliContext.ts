@@ -31,6 +31,8 @@ export interface Cli {
   errRaw: (text: string) => void;
   /** Run when the command ends, whatever its outcome (the working copy's lock is released here). */
   cleanups: (() => void)[];
+  /** `--timeout` as given, read with CONTRACT_HUB_TIMEOUT by each client of the hub (hubTimeout.ts). */
+  timeout: string | undefined;
 }
 
 /** A command line that cannot be acted on (exit 2). */
@@ -47,7 +49,7 @@ export class UsageError extends Error {
 }
 
 /** Builds the command's surroundings from its Io (defaults: the real process). */
-export function cliOf(io: CliIo, opts: { json?: boolean }): Cli {
+export function cliOf(io: CliIo, opts: { json?: boolean; timeout?: string }): Cli {
   const c = io;
   const real = io === processIo;
   return {
@@ -58,6 +60,7 @@ export function cliOf(io: CliIo, opts: { json?: boolean }): Cli {
     errIsTTY: c.errIsTTY ?? (real && process.stderr.isTTY === true),
     errRaw: c.errRaw ?? ((t) => process.stderr.write(t)),
     cleanups: [],
+    timeout: opts.timeout,
   };
 }
 
@@ -79,7 +82,7 @@ export function report(cli: Cli, doc: unknown, human: () => string | string[]): 
  */
 export async function runCommand(
   io: Io,
-  opts: { json?: boolean },
+  opts: { json?: boolean; timeout?: string },
   name: string,
   body: (cli: Cli) => Promise<number | undefined>,
 ): Promise<number> {

@@ -40,7 +40,7 @@ export function cloneCommand(
     const root = resolve(cli.cwd, dir ?? id);
     WorkingCopy.refuseExisting(root);
     const key = readingKey(cli, opts.key, null);
-    const client = clientFor(hub, key);
+    const client = clientFor(cli, hub, key);
     const pinned = await fetchLogKey(client, opts);
     await checkWitnessesFirst(client, pinned);
     const { commits } = await pullAll(client, id);

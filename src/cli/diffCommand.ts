@@ -26,7 +26,7 @@ export function diffCommand(opts: HubFlags, io: Io): Promise<number> {
     const id = wc.config.contract_id;
     const origin = wc.origin();
     const local = wc.readCommits();
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
     const remote = await hubLogFrom(client, id, origin.length);
     const remoteHashes = new Set(remote.map((e) => e.hash));
     const localHashes = new Set(local.map((c) => c.hash));

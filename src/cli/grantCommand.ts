@@ -18,7 +18,7 @@ export function grantCommand(
     const wc = opts.contract === undefined ? WorkingCopy.find(cli.cwd) : WorkingCopy.tryFind(cli.cwd);
     const id = opts.contract ?? wc!.config.contract_id;
     const identity = `ed25519:${resolveIdentity(KeyStore.of(cli.env), who, "identity")}`;
-    const client = clientFor(hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
     const result = await client.grant(id, identity, opts.role as "reader" | "writer" | "none");
     report(cli, result, () => `Granted ${result.role} on ${id} to ${result.identity}`);
     return undefined;

@@ -87,7 +87,7 @@ export function incomingCommand(opts: HubFlags & { all?: boolean }, io: Io): Pro
   return runCommand(io, opts, "incoming", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
     const id = wc.config.contract_id;
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
     const pending = opts.all !== true;
     const taken = unpushedReceipts(wc.readCommits().slice(wc.origin().length));
     const sends = (await allIncoming(client, id, pending)).map((s) => ({

@@ -46,7 +46,7 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     const genesis = buildWireCommit(id, null, genesisData({ model, rules, owner: key.publicKey, state }));
     // Refused here with the engine's explanation before the hub is asked.
     await acceptGenesis(id, genesis, { timestamp: nowSeconds() });
-    const client = clientFor(url, key);
+    const client = clientFor(cli, url, key);
     const pinned = await fetchLogKey(client, opts);
     await checkWitnessesFirst(client, pinned);
     let created = false;

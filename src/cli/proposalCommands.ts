@@ -58,7 +58,7 @@ export function proposeCommand(
       throw new UsageError("nothing to propose: pass an operation (--post, --model, --rule) or --action");
     const key = writingKey(cli, opts.key, wc);
     const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [key];
-    const client = clientFor(hubUrl(cli, opts.hub, wc), key);
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), key);
     const { state } = await upToDate(client, wc, "propose");
     const commit = buildCommit(wc.config.contract_id, state.head, ops);
     for (const s of signers) commit.head.signatures[signerName(state.data, s, [])] = signCommit(commit.hash, s.seed);
@@ -78,7 +78,7 @@ export function proposeCommand(
 export function proposalsCommand(opts: HubFlags & { status?: string }, io: Io): Promise<number> {
   return runCommand(io, opts, "proposals", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
     const status = opts.status ?? "open";
     if (!isProposalStatus(status))
       throw new UsageError(`--status must be one of ${PROPOSAL_STATUSES.join(", ")}, got ${JSON.stringify(status)}`);
@@ -105,7 +105,7 @@ export function signCommand(ref: string, opts: HubFlags & { sign?: string[] }, i
     const keys = KeyStore.of(cli.env);
     const key = writingKey(cli, opts.key, wc);
     const signers = (opts.sign ?? []).length > 0 ? opts.sign!.map((n) => keys.get(n)) : [key];
-    const client = clientFor(hubUrl(cli, opts.hub, wc), key);
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), key);
     const { state } = await upToDate(client, wc, "sign");
     const proposal = await findProposal(client, wc.config.contract_id, ref);
     if (proposal.contract_id !== wc.config.contract_id)
@@ -160,7 +160,7 @@ export function signCommand(ref: string, opts: HubFlags & { sign?: string[] }, i
 export function withdrawCommand(ref: string, opts: HubFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "withdraw", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), writingKey(cli, opts.key, wc));
     const proposal = await findProposal(client, wc.config.contract_id, ref);
     const answer = await client.withdrawProposal(wc.config.contract_id, proposal.hash);
     report(cli, answer, () => `Withdrew proposal ${answer.proposal.hash}`);

@@ -18,7 +18,7 @@ export function pullCommand(opts: HubFlags, io: Io): Promise<number> {
   return runCommand(io, opts, "pull", async (cli: Cli) => {
     const wc = WorkingCopy.find(cli.cwd);
     await wc.lock(cli);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
     // Checked first, so a hub that rolled back or forked is named as such, not as a stranger.
     await checkWorkingCopyLog(wc, client);
     const remote = await fetchRemote(client, wc);

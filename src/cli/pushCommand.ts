@@ -27,7 +27,7 @@ export function pushCommand(opts: HubFlags & { batchSize?: string }, io: Io): Pr
     const wc = WorkingCopy.find(cli.cwd);
     await wc.lock(cli);
     const key = writingKey(cli, opts.key, wc);
-    const client = clientFor(hubUrl(cli, opts.hub, wc), key);
+    const client = clientFor(cli, hubUrl(cli, opts.hub, wc), key);
     const batchSize = opts.batchSize === undefined ? 1000 : positiveInteger(opts.batchSize, "--batch-size");
     const id = wc.config.contract_id;
     const origin = wc.origin();

@@ -46,7 +46,7 @@ async function checkRecvOnHub(cli: Cli, opts: CommitFlags & { hub?: string }, wc
   try {
     const hub = hubUrl(cli, opts.hub, wc);
     const reader = readingKey(cli, opts.key, wc);
-    sends = await askHubWithin(HUB_WAIT_MS, (signal) => allIncoming(clientFor(hub, reader, signal), id, false));
+    sends = await askHubWithin(HUB_WAIT_MS, (signal) => allIncoming(clientFor(cli, hub, reader, signal), id, false));
   } catch {
     return;
   }
@@ -70,7 +70,7 @@ async function resolveSend(
   const id = wc.config.contract_id;
   const unpushed = log.slice(pushed);
   const taken = unpushedReceipts(unpushed);
-  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+  const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   const candidates = [
     ...(await allIncoming(client, id, true)).map((s) => ({ hash: s.send_commit_id, text: sendText(s) })),
     ...unpushedSendsTo(id, unpushed).map((s) => ({

@@ -13,7 +13,7 @@ export function registerCommand(opts: HubFlags, io: Io): Promise<number> {
     const wc = WorkingCopy.tryFind(cli.cwd);
     const url = hubUrl(cli, opts.hub, wc);
     const key = writingKey(cli, opts.key, wc);
-    const result = await clientFor(url, null).register(key.seed, key.seed);
+    const result = await clientFor(cli, url, null).register(key.seed, key.seed);
     report(cli, { ...result, key: key.name, hub: url }, () => `Registered ${key.name} (${result.identity}) at ${url}`);
     return undefined;
   });

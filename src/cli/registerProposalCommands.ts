@@ -1,15 +1,17 @@
 import type { Command } from "commander";
 import type { Io } from "./Io.js";
+import { TIMEOUT_HELP } from "./workingCopy/hubTimeout.js";
 import { collect } from "./workingCopy/identities.js";
 
 type SetExit = (code: number) => void;
 
 const load = () => import("./proposalCommands.js");
 
-/** Adds `--hub`, `--key` and `--json`. */
+/** Adds `--hub`, `--key`, `--timeout` and `--json`. */
 function hubOptions(cmd: Command): Command {
   return cmd
     .option("--hub <url>", "hub URL (default: the working copy's hub, then HUB_URL)")
+    .option("--timeout <ms>", TIMEOUT_HELP)
     .option("--key <name>", "key from the key directory (default: remembered, then default, then the only key)")
     .option("--json", "print one JSON document");
 }

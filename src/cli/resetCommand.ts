@@ -47,7 +47,7 @@ export function resetCommand(
     wc.truncate(origin.length);
     let pulled = 0;
     if (!opts.offline) {
-      const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+      const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
       const outcome = await fastForward(wc, (await fetchRemote(client, wc)).commits);
       pulled = outcome.pulled.length;
       state = outcome.state;
@@ -66,7 +66,7 @@ export function resetCommand(
 /** Replaces a damaged local log with the hub's, verified as `clone` verifies it. */
 async function rebuild(cli: Cli, wc: WorkingCopy, opts: HubFlags): Promise<undefined> {
   const id = wc.config.contract_id;
-  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+  const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   const { commits } = await pullAll(client, id);
   const { log, state } = await acceptPulled(id, [], commits);
   const replaced = wc.commitFilesCount();

@@ -181,7 +181,7 @@ async function receivedByUnpushed(
   asset: string,
   signal: AbortSignal,
 ): Promise<number> {
-  const client = clientFor(hubUrl(cli, undefined, wc), readingKey(cli, key, wc), signal);
+  const client = clientFor(cli, hubUrl(cli, undefined, wc), readingKey(cli, key, wc), signal);
   return (await sendsTakenByUnpushed(client, wc.config.contract_id, unpushed))
     .filter((s) => mayBe(asset, s.asset_id, s.issuer))
     .reduce((sum, s) => sum + s.amount, 0);

@@ -30,7 +30,7 @@ export function statusCommand(opts: HubFlags & { offline?: boolean }, io: Io): P
     let asked = wc.config.hub;
     if (!opts.offline) {
       asked = hubUrl(cli, opts.hub, wc);
-      const hub = await clientFor(asked, readingKey(cli, opts.key, wc))
+      const hub = await clientFor(cli, asked, readingKey(cli, opts.key, wc))
         .getState(id)
         .catch((err: unknown) => {
           if (!isContractError(err, "UNAVAILABLE")) throw err;

@@ -105,7 +105,7 @@ async function verifyHere(cli: Cli, opts: VerifyFlags): Promise<number> {
     return r.ok ? EXIT_OK : EXIT_FAILED;
   }
   // A failed log check throws a CORRUPTED error naming the hub, both sizes and the check: exit 1.
-  const client = clientFor(hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
+  const client = clientFor(cli, hubUrl(cli, opts.hub, wc), readingKey(cli, opts.key, wc));
   const checkpoint = await checkWorkingCopyLog(wc, client);
   const pending = pendingOf(checkpoint);
   report(cli, { ...r, log_size: checkpoint.size, ...(pending ? { head_pending: pending } : {}) }, () => [

@@ -5,21 +5,24 @@
  */
 import type { Command } from "commander";
 import type { Io } from "./Io.js";
+import { TIMEOUT_HELP } from "./workingCopy/hubTimeout.js";
 import { collect } from "./workingCopy/identities.js";
 
 type SetExit = (code: number) => void;
 
-/** Adds `--hub`, `--key` and `--json` to a hub-facing command. */
+/** Adds `--hub`, `--key`, `--timeout` and `--json` to a hub-facing command. */
 function hubOptions(cmd: Command): Command {
   return cmd
     .option("--hub <url>", "hub URL (default: the working copy's hub, then HUB_URL)")
+    .option("--timeout <ms>", TIMEOUT_HELP)
     .option("--key <name>", "key from the key directory (default: remembered, then default, then the only key)")
     .option("--json", "print one JSON document");
 }
 
-/** Adds the options every committing command takes. */
+/** Adds the options every committing command takes (`--timeout`: its questions to the working copy's hub). */
 function commitOptions(cmd: Command): Command {
   return cmd
+    .option("--timeout <ms>", TIMEOUT_HELP)
     .option("--action <label>", "add an action operation (repeatable)", collect)
     .option("--sign <name>", "key that signs the commit (repeatable; default: --key)", collect)
     .option("--key <name>", "key that signs when --sign is absent")
@@ -159,6 +162,7 @@ export function registerWorkingCopyCommands(program: Command, io: Io, setExit: S
     .option("--remote", "also check the hub's signed log: consistency and the inclusion of the head")
     .option("--hub <url>", "with --remote: the hub (default: the working copy's)")
     .option("--key <name>", "with --remote: the key that signs requests (private contracts)")
+    .option("--timeout <ms>", TIMEOUT_HELP)
     .option("--json", "print one JSON document")
     .action(async (opts) => setExit(await (await import("./verifyCommand.js")).verifyCommand(opts, io)));
   hubOptions(

@@ -126,7 +126,7 @@ async function commitsBehind(
 ): Promise<number> {
   if (wc.config.hub === undefined) return 0;
   try {
-    const client = clientFor(wc.config.hub, readingKey(cli, key, wc));
+    const client = clientFor(cli, wc.config.hub, readingKey(cli, key, wc));
     const hub = await Promise.race([
       client.getState(wc.config.contract_id),
       new Promise<null>((ok) => setTimeout(() => ok(null), 1000).unref()),

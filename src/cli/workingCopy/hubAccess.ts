@@ -1,11 +1,13 @@
 /**
  * Which hub and which key a command uses (docs/cli.md): `--hub`, else the working copy's
  * remembered hub, else `HUB_URL`; `--key`, else the remembered key, else `default`, else the
- * only key. Keys registered with `contract-hub register` serve as identity and access key.
+ * only key. Each request waits `--timeout`, else `CONTRACT_HUB_TIMEOUT`, else two minutes.
+ * Keys registered with `contract-hub register` serve as identity and access key.
  */
 import { HubClient } from "../../client/HubClient.js";
 import { type Cli, UsageError } from "../cliContext.js";
 import { KeyStore, type StoredKey } from "../KeyStore.js";
+import { hubTimeoutMs } from "./hubTimeout.js";
 import type { WorkingCopy } from "./WorkingCopy.js";
 
 /** Options every hub-facing command accepts. */
@@ -13,6 +15,8 @@ export interface HubFlags {
   hub?: string;
   key?: string;
   json?: boolean;
+  /** The most one request to the hub waits, in ms (hubTimeout.ts). */
+  timeout?: string;
 }
 
 /** The hub URL for a command; a usage error when none is known or it is not http(s). */
@@ -46,7 +50,17 @@ export function readingKey(cli: Cli, flag: string | undefined, wc: WorkingCopy |
   return KeyStore.of(cli.env).choose(flag, wc?.config.key);
 }
 
-/** A client of `url` signing requests with `key` (none: anonymous), cancelled by `signal` when given. */
-export function clientFor(url: string, key: StoredKey | null, signal?: AbortSignal): HubClient {
-  return new HubClient({ url, ...(key ? { accessKey: key.seed } : {}), ...(signal ? { signal } : {}) });
+/**
+ * A client of `url` signing requests with `key` (none: anonymous), each call bounded by the
+ * command's `--timeout` (hubTimeout.ts) and cancelled by `signal` when given. Every client the
+ * command line makes comes from here, so every hub-facing command shares the one bound.
+ */
+export function clientFor(cli: Cli, url: string, key: StoredKey | null, signal?: AbortSignal): HubClient {
+  const timeoutMs = hubTimeoutMs(cli.timeout, cli.env);
+  return new HubClient({
+    url,
+    ...(key ? { accessKey: key.seed } : {}),
+    ...(signal ? { signal } : {}),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
 }

@@ -39,7 +39,7 @@ export async function recipientOnHub(
     const hub = hubUrl(cli, undefined, wc);
     url = hub;
     const reader = readingKey(cli, key, wc);
-    await askHubWithin(HUB_WAIT_MS, (signal) => clientFor(hub, reader, signal).getState(to));
+    await askHubWithin(HUB_WAIT_MS, (signal) => clientFor(cli, hub, reader, signal).getState(to));
     return { seen: "shown" };
   } catch (err) {
     if (isContractError(err, "NOT_FOUND") && err.details?.reason === "contract_not_found") return { seen: "hidden" };
