@@ -1,8 +1,9 @@
 /**
  * The bounded checks of `send` and `recv` against a hub that accepts each request and never
  * answers: a real hub on loopback behind a real HTTP proxy that holds every request open,
- * every command a real process. The command stops waiting after 2 s, records the commit with
- * its warnings, and the process exits: the requests it stopped waiting for are cancelled and
+ * every command a real process. The command stops waiting after 2 s (a refused commit's
+ * question of how far behind the hub it is, after 1 s), records the commit with its warnings
+ * (or reports the refusal), and the process exits: the requests it stopped waiting for are cancelled and
  * their connections closed, instead of keeping the process alive for as long as the hub holds
  * them. Each run is killed after 60 s, which only a process that does not exit reaches.
  */
@@ -82,6 +83,19 @@ describe("send and recv when the hub accepts requests and never answers", () => 
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(r.json<SendDoc>().warning_codes, ["balance_not_checked"]);
     await relay.ok(["reset", "--hard", "origin"], depot);
+  });
+
+  it("a refused commit asks the hub how far behind it is for a second, then exits with its refusal", async () => {
+    // The model has no such action: refused locally, and the refusal's diagnosis asks the hub
+    // whether the working copy is behind it (commitLocally's commitsBehind).
+    const r = await againstSilentHub(["commit", "--action", "WITHDRAW"], depot);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const err = r.json<{ code: string; details?: { diagnosis?: { kind: string }[] } }>();
+    assert.equal(err.code, "VALIDATION_FAILED");
+    assert.deepEqual(
+      err.details?.diagnosis?.map((d) => d.kind),
+      ["unknown_action"],
+    );
   });
 
   it("recv of a full hash leaves the hub's check to the push and exits 0", async () => {

@@ -13,6 +13,7 @@ import { diagnose, withDiagnosis } from "../explainRefusal.js";
 import { shortHash } from "../hashPrefix.js";
 import { KeyStore } from "../KeyStore.js";
 import { stateLine } from "../nextActions.js";
+import { askHubWithin } from "./askHubWithin.js";
 import { clientFor, readingKey, writingKey } from "./hubAccess.js";
 import { acceptNext, localStamp, stateOf } from "./localLog.js";
 import { withProposeHint } from "./proposeHint.js";
@@ -126,12 +127,13 @@ async function commitsBehind(
 ): Promise<number> {
   if (wc.config.hub === undefined) return 0;
   try {
-    const client = clientFor(cli, wc.config.hub, readingKey(cli, key, wc));
-    const hub = await Promise.race([
-      client.getState(wc.config.contract_id),
-      new Promise<null>((ok) => setTimeout(() => ok(null), 1000).unref()),
-    ]);
-    if (hub === null || log.some((c) => c.hash === hub.head)) return 0;
+    const reader = readingKey(cli, key, wc);
+    // Cancelled after a second, not left behind: a request still waiting would keep the
+    // process alive after its answer was printed, for as long as the hub held it.
+    const hub = await askHubWithin(1000, (signal) =>
+      clientFor(cli, wc.config.hub!, reader, signal).getState(wc.config.contract_id),
+    );
+    if (log.some((c) => c.hash === hub.head)) return 0;
     return Math.max(0, hub.commit_count - wc.origin().length);
   } catch {
     return 0;
