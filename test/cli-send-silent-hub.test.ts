@@ -8,51 +8,35 @@
  * them. Each run is killed after 60 s, which only a process that does not exit reaches.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Actor, type HubProcess, type Run, startHubProcess, tempDir } from "./cli-support.js";
-import { startTamperingProxy, type TamperingProxy } from "./support/tamperingProxy.js";
+import type { Actor, Run } from "./cli-support.js";
+import { type BanksBehindProxy, banksBehindProxy } from "./support/banksBehindProxy.js";
+import type { TamperingProxy } from "./support/tamperingProxy.js";
 
 interface SendDoc {
   hash: string;
   warning_codes?: string[];
 }
 
-const BANK =
-  "model bank {\n  initial open\n  open -> open [+CREATE]\n  open -> open [+SEND]\n  open -> open [+RECV]\n}\n";
 /** Far beyond the 2 s the checks wait: only a process that does not exit is killed. */
 const KILL_AFTER_MS = 60_000;
 
-let hub: HubProcess;
-let proxy: TamperingProxy;
+let banks: BanksBehindProxy;
 let relay: Actor;
+let proxy: TamperingProxy;
 let depot: string;
 let sink: string;
 let sinkId: string;
 let pushedSend: string;
 
 before(async () => {
-  const base = tempDir("send-silent-hub");
-  hub = await startHubProcess(join(base, "hub-data"));
-  proxy = await startTamperingProxy(hub.url);
-  // Both working copies remember the proxy as their hub.
-  relay = new Actor("relay", base, proxy.url);
-  await relay.ok(["keygen", "--name", "r"]);
-  await relay.ok(["register"]);
-  writeFileSync(join(relay.root, "bank.modality"), BANK);
-  await relay.ok(["init", "depot", "--model", "bank.modality"]);
-  sinkId = (await relay.ok<{ contract_id: string }>(["init", "sink", "--model", "bank.modality"])).contract_id;
-  depot = join(relay.root, "depot");
-  sink = join(relay.root, "sink");
+  banks = await banksBehindProxy("send-silent-hub");
+  ({ relay, proxy, depot, sink, sinkId } = banks);
   await relay.ok(["create", "--asset", "GOLD", "--quantity", "10"], depot);
   pushedSend = (await relay.ok<SendDoc>(sendArgs(3), depot)).hash;
   await relay.ok(["push"], depot);
 });
-after(async () => {
-  await proxy?.close();
-  await hub?.stop();
-});
+after(async () => banks?.close());
 
 function sendArgs(amount: number, ...more: string[]): string[] {
   return ["send", "--asset", "GOLD", "--to", sinkId, "--amount", String(amount), ...more];

@@ -7,11 +7,10 @@
  * the proxy forwards that route again, the same overdraw is refused.
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Actor, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
-import { json, startTamperingProxy, type TamperingProxy } from "./support/tamperingProxy.js";
+import type { Actor } from "./cli-support.js";
+import { type BanksBehindProxy, banksBehindProxy } from "./support/banksBehindProxy.js";
+import { json, type TamperingProxy } from "./support/tamperingProxy.js";
 
 interface SendDoc {
   hash: string;
@@ -23,35 +22,20 @@ interface ErrorDoc {
   details?: Record<string, unknown>;
 }
 
-const BANK =
-  "model bank {\n  initial open\n  open -> open [+CREATE]\n  open -> open [+SEND]\n  open -> open [+RECV]\n}\n";
-
-let hub: HubProcess;
-let proxy: TamperingProxy;
+let banks: BanksBehindProxy;
 let relay: Actor;
+let proxy: TamperingProxy;
 let depot: string;
 let depotId: string;
 let sinkId: string;
 
 before(async () => {
-  const base = tempDir("send-unchecked-balance");
-  hub = await startHubProcess(join(base, "hub-data"));
-  proxy = await startTamperingProxy(hub.url);
-  // Every working copy here remembers the proxy as its hub.
-  relay = new Actor("relay", base, proxy.url);
-  await relay.ok(["keygen", "--name", "r"]);
-  await relay.ok(["register"]);
-  writeFileSync(join(relay.root, "bank.modality"), BANK);
-  depotId = (await relay.ok<{ contract_id: string }>(["init", "depot", "--model", "bank.modality"])).contract_id;
-  sinkId = (await relay.ok<{ contract_id: string }>(["init", "sink", "--model", "bank.modality"])).contract_id;
-  depot = join(relay.root, "depot");
+  banks = await banksBehindProxy("send-unchecked-balance");
+  ({ relay, proxy, depot, depotId, sinkId } = banks);
   await relay.ok(["create", "--asset", "GOLD", "--quantity", "10"], depot);
   await relay.ok(["push"], depot);
 });
-after(async () => {
-  await proxy?.close();
-  await hub?.stop();
-});
+after(async () => banks?.close());
 
 const sendArgs = (amount: number, ...more: string[]) => [
   "send",
