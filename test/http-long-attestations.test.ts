@@ -27,6 +27,8 @@ import { PIECE_LIMITS } from "../src/contract/planJsonPieces.js";
 import type { HubContext } from "../src/hub/HubContext.js";
 import {
   askHealth,
+  BIG_VALUE,
+  BIG_VALUE_CHARS,
   type Listening,
   listenRestAndRpc,
   NO_WORK_BUDGET,
@@ -37,9 +39,9 @@ import {
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 import { type OnePieces, watchOnePieces } from "./support/watchOnePieces.js";
 
-/** A ~15 MB attestation value with some non-ASCII, in 15 parts of 1 MB. */
-const BIG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
-const BIG_CHARS = BIG.reduce((n, part) => n + part.length, 0);
+/** A ~15 MB attestation value. */
+const BIG = BIG_VALUE;
+const BIG_CHARS = BIG_VALUE_CHARS;
 /** An object of 100,000 members (~1.6 MB of text), as a proposal's body parses it in slices. */
 const WIDE = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`member${i}`, i]));
 

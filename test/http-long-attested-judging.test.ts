@@ -23,6 +23,7 @@ import { PIECE_LIMITS } from "../src/contract/planJsonPieces.js";
 import type { HubContext } from "../src/hub/HubContext.js";
 import {
   askHealth,
+  BIG_VALUE,
   type Listening,
   listenRestAndRpc,
   NO_WORK_BUDGET,
@@ -43,8 +44,8 @@ const MODEL = `model Attested {
 
 /** An object of 400,000 members (~6 MB of text). */
 const WIDE = Object.fromEntries(Array.from({ length: 400_000 }, (_, i) => [`member${i}`, i]));
-/** ~15 MB of strings with some non-ASCII, in 15 parts of 1 MB. */
-const LONG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
+/** ~15 MB of strings. */
+const LONG = BIG_VALUE;
 
 describe("long attested values judged by oracle_attests", () => {
   let t: TestApp;

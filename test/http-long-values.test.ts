@@ -17,6 +17,8 @@ import { buildCommit } from "../src/contract/engine.js";
 import type { HubContext } from "../src/hub/HubContext.js";
 import {
   askHealth,
+  BIG_VALUE,
+  BIG_VALUE_CHARS,
   type Listening,
   listenRestAndRpc,
   NO_WORK_BUDGET,
@@ -26,12 +28,9 @@ import {
 } from "./support/liveTestApp.js";
 import { genesisFor, type TestApp, testApp } from "./support/testApps.js";
 
-/**
- * A ~15 MB value with some non-ASCII (a push body may be 16 MiB): a document in 15 parts of
- * 1 MB. (One string of 15 MB is still one JSON.parse when its row is read: docs/reliability.md.)
- */
-const BIG = Array.from({ length: 15 }, (_, i) => `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000));
-const BIG_CHARS = BIG.reduce((n, part) => n + part.length, 0);
+/** A ~15 MB value pushed as a document. */
+const BIG = BIG_VALUE;
+const BIG_CHARS = BIG_VALUE_CHARS;
 
 describe("long values", () => {
   let t: TestApp;

@@ -19,6 +19,17 @@ import type { TestApp } from "./testApps.js";
  */
 export const NO_WORK_BUDGET = 0;
 
+/**
+ * The hostile-load tests' big value: ~15 MB of strings with some non-ASCII, in 15 parts of
+ * 1 MB (a body may be 16 MiB; one string of 15 MB would still be one JSON.parse when its row
+ * is read: docs/reliability.md). Built once per test file that imports it.
+ */
+export const BIG_VALUE: readonly string[] = Array.from({ length: 15 }, (_, i) =>
+  `${i}${"x".repeat(1000)}é漢🙂`.repeat(1_000),
+);
+/** Characters in BIG_VALUE's strings. */
+export const BIG_VALUE_CHARS = BIG_VALUE.reduce((n, part) => n + part.length, 0);
+
 export interface Listening {
   restUrl: string;
   rpcUrl: string;
