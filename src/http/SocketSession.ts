@@ -10,13 +10,14 @@ import type { WebSocket } from "ws";
 import * as S from "../api/schemas.js";
 import { ContractError } from "../contract/ContractError.js";
 import { formatIdentity } from "../contract/hex.js";
-import type { Caller, CommitEvent } from "../hub/HubApi.js";
+import type { Caller, CommitEvent, ProposalView } from "../hub/HubApi.js";
 import { VERSION } from "../lib/version.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
 import { registrationLimitFor } from "./RegistrationLimit.js";
 import { failure, invalid, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
+import { type EventText, joinTexts, logEntryText, proposalText, stateViewText } from "./sharedEventText.js";
 import { toContractError } from "./toContractError.js";
 
 /** RPC context of a socket call: the session is reachable for the socket-only methods. */
@@ -50,29 +51,14 @@ interface Subscription {
  */
 const DEFAULT_SOCKET_SUBSCRIPTIONS = 100;
 
-/*
- * A commit reaches every subscription of its contract with the same log entry and the same
- * state view (objects shared by the subscriptions, see Subscription), and serializing them
- * was most of the cost of an event: the state view of a model leaving its state by 30,000
- * transitions is ~3 MB, a log entry may carry a megabyte value, and a commit could fan out to
- * thousands of subscriptions. Their texts are made once and kept with the objects.
- */
-const SHARED_TEXTS = new WeakMap<object, string>();
-function sharedText(value: object): string {
-  let text = SHARED_TEXTS.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    SHARED_TEXTS.set(value, text);
-  }
-  return text;
-}
-
 /** Past this many unsent bytes the client is too slow; it is disconnected rather than buffered without bound. */
 const MAX_BUFFERED = 64 * 1024 * 1024;
 
 /** The per-connection state of `/ws`. */
 export class SocketSession {
   readonly challenge = randomBytes(32).toString("hex");
+  /** Texts to send once the first is written (#sendText). */
+  #waiting: EventText[] = [];
   caller: Caller;
   readonly #socket: WebSocket;
   readonly #options: HttpOptions;
@@ -156,7 +142,39 @@ export class SocketSession {
     this.#sendText(JSON.stringify(message));
   }
 
-  #sendText(text: string): void {
+  /**
+   * Sends `text`, or queues it behind texts still being written (a big event's, in slices):
+   * a socket's messages leave in the order they were made, so a subscriber sees its events in
+   * log order and every `subscribe` answer before the events it names.
+   */
+  #sendText(text: EventText): void {
+    if (typeof text === "string" && this.#waiting.length === 0) {
+      this.#write(text);
+      return;
+    }
+    this.#waiting.push(text);
+    if (this.#waiting.length === 1) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#waiting.length > 0) {
+      let text: string;
+      try {
+        text = await this.#waiting[0]!;
+      } catch {
+        // An event that could not be written is lost to this socket: closing it lets the
+        // client resubscribe with `since` and miss nothing, rather than a silent gap.
+        this.#waiting.length = 0;
+        this.#end();
+        this.#socket.close(1011, "an event could not be written");
+        return;
+      }
+      this.#waiting.shift();
+      this.#write(text);
+    }
+  }
+
+  #write(text: string): void {
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
     if (this.#socket.bufferedAmount > MAX_BUFFERED) {
       // Nothing more is sent from here on, so the subscriptions stop now: waiting for the
@@ -239,22 +257,34 @@ export class SocketSession {
   }
 
   #notify(subscription: string, event: CommitEvent | { proposal: unknown }): void {
+    const sub = JSON.stringify(subscription);
     if ("proposal" in event) {
       const contract_id = this.#subs.get(subscription)?.contractId;
-      this.send({
-        jsonrpc: "2.0",
-        method: "proposal",
-        params: { subscription, contract_id, proposal: event.proposal },
-      });
+      const id = contract_id === undefined ? "" : `,"contract_id":${JSON.stringify(contract_id)}`;
+      // The same text as serializing the whole message, with the proposal's written once.
+      const proposal = proposalText(event.proposal as ProposalView);
+      this.#sendText(
+        joinTexts([
+          `{"jsonrpc":"2.0","method":"proposal","params":{"subscription":${sub}${id},"proposal":`,
+          proposal,
+          "}}",
+        ]),
+      );
       return;
     }
     if (typeof event.commit !== "object" || typeof event.state !== "object" || event.state === null) {
       this.send({ jsonrpc: "2.0", method: "commit", params: { subscription, ...event } });
       return;
     }
-    // The same text as serializing the whole message, with the shared parts serialized once.
+    // The same text as serializing the whole message, with the shared parts written once.
     this.#sendText(
-      `{"jsonrpc":"2.0","method":"commit","params":{"subscription":${JSON.stringify(subscription)},"contract_id":${JSON.stringify(event.contract_id)},"commit":${sharedText(event.commit)},"state":${sharedText(event.state)}}}`,
+      joinTexts([
+        `{"jsonrpc":"2.0","method":"commit","params":{"subscription":${sub},"contract_id":${JSON.stringify(event.contract_id)},"commit":`,
+        logEntryText(event.commit),
+        ',"state":',
+        stateViewText(event.state),
+        "}}",
+      ]),
     );
   }
 

@@ -16,11 +16,12 @@ import { JsonText } from "./JsonText.js";
 
 export type ProposalAnswer = { proposal: ProposalView } | { proposals: ProposalView[] };
 
-const isBig = (p: ProposalView) =>
+/** True when the proposal's operations or attestations hold values too big to write in one piece. */
+export const isBigProposal = (p: ProposalView): boolean =>
   isBigCommitData(p.data) || (p.attestations !== undefined && isBigAttestations(p.attestations));
 
 function holdsBig(answer: ProposalAnswer): boolean {
-  return "proposal" in answer ? isBig(answer.proposal) : answer.proposals.some(isBig);
+  return "proposal" in answer ? isBigProposal(answer.proposal) : answer.proposals.some(isBigProposal);
 }
 
 /** Characters of one piece of a REST body, as a piece of a page of the log (jsonChunks.ts): encoded on its own. */
