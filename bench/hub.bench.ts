@@ -10,13 +10,17 @@
  * (`node bin/contract-hub.js start`, SQLite in a temp dir, default logging to a file,
  * default rate limit), so its event loop, heap and RSS are its own and the load generator
  * (this process: commit building, autocannon) cannot stall it or inflate its memory. Both
- * still share the machine's cores, which the rows say.
+ * still share the machine's cores, which the rows say. Its worker threads write their role and
+ * thread id to a file the bench names (HUB_THREAD_ROLES_FILE, src/lib/threadRoles.ts), so its
+ * CPU time per commit is split by thread: event loop, verification, SQLite writer, other
+ * workers, and the rest (V8's and libuv's helpers).
  *
  * Run: npx tsx bench/run.ts hub  (HUB_BENCH_PROFILE=<dir> writes the hub's CPU profiles there;
  * HUB_BENCH_QUICK=1 runs smaller sizes; HUB_BENCH_ONLY=push,single,pull runs some parts;
  * HUB_BENCH_NODE_ARGS / HUB_BENCH_PULL_NODE_ARGS pass node flags to the hub process started
  * for ingest / for the pull, e.g. "--max-old-space-size=64" to show the pull needs no heap;
  * HUB_BENCH_KEEP=1 keeps the hub's data directory, its request log included, and names it;
+ * HUB_BENCH_THREADS=1 prints each of the hub's threads' CPU time per operation, with its role;
  * HUB_BENCH_BIN=<path to another tree's bin/contract-hub.js> runs that build's hub under the
  * same load, for before/after runs of one bench).
  */
@@ -42,6 +46,7 @@ import {
   sign,
   verifyAsync,
 } from "../src/contract/keys.js";
+import { readThreadRoles, THREAD_ROLES_ENV } from "../src/lib/threadRoles.js";
 import type { Reporter } from "./Reporter.js";
 
 const BENCH = "hub";
@@ -64,6 +69,8 @@ interface HubProcess {
   pid: number;
   /** Its stderr: pino's JSON lines, one per answered request (`ms` from onRequest to onResponse). */
   logFile: string;
+  /** Where its worker threads write their role and thread id as they start (src/lib/threadRoles.ts). */
+  threadsFile: string;
   stop(): Promise<void>;
 }
 
@@ -76,6 +83,8 @@ async function startHub(dataDir: string, profileName?: string): Promise<HubProce
     nodeArgs.push("--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${profileName}.cpuprofile`);
   const logFile = join(dataDir, "hub.log");
   const log = openSync(logFile, "a");
+  // One file per hub process: the pull hub's threads are not the ingest hub's.
+  const threadsFile = join(dataDir, `threads-${profileName ?? "hub"}-${Date.now()}.jsonl`);
   // The pull hub serves six long anonymous pulls in a row: no work budget, or the later ones
   // would measure its 429 (docs/security.md), not the pull.
   const budget = profileName === "pull" ? ["--work-budget", "0"] : [];
@@ -85,7 +94,10 @@ async function startHub(dataDir: string, profileName?: string): Promise<HubProce
   const child: ChildProcess = spawn(
     process.execPath,
     [...nodeArgs, BIN, "start", "--port", "0", "--no-rpc", "--data-dir", dataDir, ...budget],
-    { stdio: ["ignore", "pipe", log], env: { ...process.env, HUB_REGISTRATION_LIMIT: "0" } },
+    {
+      stdio: ["ignore", "pipe", log],
+      env: { ...process.env, HUB_REGISTRATION_LIMIT: "0", [THREAD_ROLES_ENV]: threadsFile },
+    },
   );
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -100,6 +112,7 @@ async function startHub(dataDir: string, profileName?: string): Promise<HubProce
     url,
     pid: child.pid!,
     logFile,
+    threadsFile,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -121,15 +134,14 @@ function cpuMsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU time (ms) of each thread of a process, keyed by "name tid" (Linux). */
-function threadCpuOf(pid: number): Map<string, number> {
-  const out = new Map<string, number>();
+/** CPU time (ms) of each thread of a process, keyed by its thread id (Linux). */
+function threadCpuOf(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
       const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-      out.set(`${name} ${tid}`, (Number(fields[11]) + Number(fields[12])) * 10);
+      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * 10);
     } catch {
       // the thread ended between the listing and the read
     }
@@ -138,28 +150,85 @@ function threadCpuOf(pid: number): Map<string, number> {
 }
 
 /**
+ * The hub's CPU time per operation by thread role, in µs. Every thread is "node" in /proc: the
+ * roles come from the file the hub's worker threads announce themselves in. `rest` is the
+ * process's time less the others': V8's helpers (GC, compilers), libuv's pool, and any worker
+ * that ended during the run (its thread is gone from /proc, its time is still the process's).
+ */
+interface ThreadSplit {
+  eventLoop: number;
+  verify: number;
+  writer: number;
+  /** WorkerPool (heavy), WASM predicate and instrumenting threads. */
+  other: number;
+  rest: number;
+}
+
+/**
  * The hub's CPU time per operation over `fn`: robust to other load on a shared machine.
- * `threads` splits it: the main thread (the event loop) against all the others (the
- * verification pool, the SQLite writer, V8's GC and compiler helpers).
+ * `split` divides it by thread (null when the hub named none of its threads: a build from
+ * before the roles file, through HUB_BENCH_BIN, or no /proc).
  */
 async function hubCpu<T>(
   hub: HubProcess,
   ops: number,
   fn: () => Promise<T>,
-): Promise<{ value: T; usPerOp: number; mainUsPerOp: number }> {
+): Promise<{ value: T; usPerOp: number; mainUsPerOp: number; split: ThreadSplit | null }> {
   const before = cpuMsOf(hub.pid);
   const threadsBefore = threadCpuOf(hub.pid);
   const value = await fn();
   const threadsAfter = threadCpuOf(hub.pid);
-  const mainKey = [...threadsAfter.keys()].find((k) => k.endsWith(` ${hub.pid}`))!;
-  const mainMs = threadsAfter.get(mainKey)! - (threadsBefore.get(mainKey) ?? 0);
-  if (process.env.HUB_BENCH_THREADS === "1") {
-    for (const [k, ms] of threadsAfter) {
-      const d = ms - (threadsBefore.get(k) ?? 0);
-      if (d > 0) console.error(`  thread ${k}: ${((d * 1000) / ops).toFixed(1)} µs/op`);
-    }
+  const totalMs = cpuMsOf(hub.pid) - before;
+  // Read after the run: workers start on first use, and a lost one is replaced.
+  const roleOf = new Map<number, string>();
+  for (const [role, tids] of readThreadRoles(hub.threadsFile)) for (const tid of tids) roleOf.set(tid, role);
+  const ms = { eventLoop: 0, verify: 0, writer: 0, other: 0 };
+  for (const [tid, after] of threadsAfter) {
+    const d = after - (threadsBefore.get(tid) ?? 0);
+    const role = tid === hub.pid ? "eventLoop" : roleOf.get(tid);
+    if (role === "eventLoop" || role === "verify" || role === "writer") ms[role] += d;
+    else if (role !== undefined) ms.other += d;
+    if (process.env.HUB_BENCH_THREADS === "1" && d > 0)
+      console.error(`  thread ${tid} (${role ?? "no role"}): ${((d * 1000) / ops).toFixed(1)} µs/op`);
   }
-  return { value, usPerOp: ((cpuMsOf(hub.pid) - before) * 1000) / ops, mainUsPerOp: (mainMs * 1000) / ops };
+  const per = (m: number) => (m * 1000) / ops;
+  const split =
+    roleOf.size === 0
+      ? null
+      : {
+          eventLoop: per(ms.eventLoop),
+          verify: per(ms.verify),
+          writer: per(ms.writer),
+          other: per(ms.other),
+          rest: per(totalMs - ms.eventLoop - ms.verify - ms.writer - ms.other),
+        };
+  return { value, usPerOp: per(totalMs), mainUsPerOp: per(ms.eventLoop), split };
+}
+
+/**
+ * One row per thread role of `split` after the "(all threads)" row of `prefix` (per `what`:
+ * commit or request); the event loop's too unless the caller reports it already.
+ */
+function addSplit(r: Reporter, prefix: string, what: string, split: ThreadSplit | null, withEventLoop = true): void {
+  if (split === null) {
+    process.stderr.write(`  hub · ${prefix}: no split by thread (the hub named none of its threads)\n`);
+    return;
+  }
+  const rows: [string, number, string?][] = [
+    ["on the verification threads", split.verify],
+    ["on the SQLite writer's thread", split.writer],
+    ["on other worker threads", split.other, "the heavy-work pool, WASM predicates, instrumenting"],
+    ["on no worker's thread (V8's and libuv's helpers)", split.rest, "the process's time less the threads above"],
+  ];
+  if (withEventLoop) rows.unshift(["on the event loop's thread", split.eventLoop]);
+  for (const [where, value, note] of rows)
+    r.add({
+      bench: BENCH,
+      case: `${prefix}: hub CPU time per ${what} ${where}`,
+      value,
+      unit: "µs",
+      ...(note ? { note } : {}),
+    });
 }
 
 // ---- clients ----------------------------------------------------------------------------
@@ -369,7 +438,7 @@ async function timedPushes(hub: HubProcess, p: Party, name: string, batches: num
   });
   let last = performance.now();
   const start = last;
-  const { usPerOp, mainUsPerOp } = await hubCpu(hub, batches * size, () =>
+  const { usPerOp, mainUsPerOp, split } = await hubCpu(hub, batches * size, () =>
     pushInBatches(counting, id, commits, {
       batchSize: size,
       inFlight: window,
@@ -389,6 +458,7 @@ async function timedPushes(hub: HubProcess, p: Party, name: string, batches: num
     rate,
     usPerOp,
     mainUsPerOp,
+    split,
     median,
     resent: requests - batches,
     bodyBytes: Buffer.byteLength(JSON.stringify({ commits: commits.slice(0, size) })),
@@ -423,7 +493,8 @@ async function pushIngest(r: Reporter, hub: HubProcess, raw: RawRates): Promise<
     value: one.usPerOp,
     unit: "µs",
   });
-  const { id, parent, rate, usPerOp, mainUsPerOp, median, resent, bodyBytes } = await timedPushes(
+  addSplit(r, "push one at a time", "commit", one.split);
+  const { id, parent, rate, usPerOp, mainUsPerOp, split, median, resent, bodyBytes } = await timedPushes(
     hub,
     p,
     "push",
@@ -465,8 +536,8 @@ async function pushIngest(r: Reporter, hub: HubProcess, raw: RawRates): Promise<
     case: "push: hub CPU time per commit on the event loop's thread",
     value: mainUsPerOp,
     unit: "µs",
-    note: "the rest ran on the verification threads, the SQLite writer and V8's helpers",
   });
+  addSplit(r, "push", "commit", split, false);
   r.add({
     bench: BENCH,
     case: "push: hub CPU time per commit / raw sync verify CPU time",
@@ -613,7 +684,7 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
   await run(WARM);
   const t0 = performance.now();
   const generator = process.cpuUsage();
-  const { value: result, usPerOp } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(PER_CLIENT));
+  const { value: result, usPerOp, split } = await hubCpu(hub, CLIENTS * PER_CLIENT, () => run(PER_CLIENT));
   const generatorCpu = process.cpuUsage(generator);
   // Up to the last answer: autocannon notices the end on a one-second tick, so its own duration
   // (and the time until its promise settles) is rounded up to whole seconds.
@@ -628,6 +699,7 @@ async function singleCommits(r: Reporter, hub: HubProcess): Promise<void> {
     note: `${SHARED}; autocannon in the bench process`,
   });
   r.add({ bench: BENCH, case: "POST /commits: hub CPU time per request (all threads)", value: usPerOp, unit: "µs" });
+  addSplit(r, "POST /commits", "request", split);
   r.add({
     bench: BENCH,
     case: "POST /commits: load generator CPU time per request (this process)",

@@ -5,6 +5,7 @@
  */
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from "node:crypto";
 import { parentPort } from "node:worker_threads";
+import { announceThread } from "../lib/threadRoles.js";
 import { ED25519_SPKI_PREFIX } from "./keys.js";
 import { RECORD_BYTES } from "./VerifyPool.js";
 
@@ -23,6 +24,8 @@ function keyOf(raw: Uint8Array): KeyObject {
   return key;
 }
 
+// For the hub bench's split of CPU time by thread (HUB_THREAD_ROLES_FILE); nothing when unset.
+announceThread("verify");
 parentPort!.on("message", ({ id, records }: { id: number; records: Uint8Array }) => {
   const n = records.byteLength / RECORD_BYTES;
   const out = new Uint8Array(n);

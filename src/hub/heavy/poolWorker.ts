@@ -6,6 +6,7 @@
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
 import { keyedWasmValueCheck } from "../../contract/wasmValueMemo.js";
+import { announceThread } from "../../lib/threadRoles.js";
 import { checkRulesTask } from "./checkRulesTask.js";
 import { synthesisCheckTask, synthesisFixTask } from "./synthesisWork.js";
 import type { TaskReply } from "./WorkerPool.js";
@@ -17,6 +18,8 @@ const TASKS: Record<string, (payload: never) => unknown> = {
   checkWasmValue: keyedWasmValueCheck,
 };
 
+// For the hub bench's split of CPU time by thread (HUB_THREAD_ROLES_FILE); nothing when unset.
+announceThread("heavy");
 parentPort?.on("message", async (message: { id: number; task: string; payload: unknown }) => {
   const started = performance.now();
   let reply: TaskReply;

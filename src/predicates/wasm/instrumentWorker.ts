@@ -3,6 +3,7 @@
  * the instrumented bytes, or the policy violation that refuses the module.
  */
 import { parentPort } from "node:worker_threads";
+import { announceThread } from "../../lib/threadRoles.js";
 import { InvalidModuleError } from "./InvalidModuleError.js";
 import { instrumentModule } from "./instrumentModule.js";
 
@@ -11,6 +12,8 @@ export type InstrumentReply =
   | { id: number; ok: true; bytes: Uint8Array }
   | { id: number; ok: false; invalid: boolean; message: string };
 
+// For the hub bench's split of CPU time by thread (HUB_THREAD_ROLES_FILE); nothing when unset.
+announceThread("instrument");
 parentPort?.on("message", (job: { id: number; bytes: Uint8Array; maxMemoryPages: number }) => {
   let reply: InstrumentReply;
   try {

@@ -2,6 +2,7 @@
 // not inherit tsx's loader (bin/contract-hub.js registers it in the main thread only), so a
 // TypeScript entry would fail there. The host (WasmPredicateRunner.ts) sends one job at a
 // time and classifies the reply; this file only instantiates, runs and copies bytes out.
+import { appendFileSync, readlinkSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 
 const GAS_EXPORT = "__contract_hub_gas";
@@ -17,6 +18,17 @@ const START_EXPORT = "__contract_hub_start";
 
 if (!parentPort) throw new Error("predicateWorker.js must run in a worker thread");
 const port = parentPort;
+
+// announceThread("wasm") of src/lib/threadRoles.ts, which this plain JavaScript cannot import
+// from the TypeScript sources: for the hub bench's split of CPU time by thread. Nothing when unset.
+if (process.env.HUB_THREAD_ROLES_FILE) {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+    appendFileSync(process.env.HUB_THREAD_ROLES_FILE, `${JSON.stringify({ role: "wasm", tid })}\n`);
+  } catch {
+    // no /proc (not Linux), or the file cannot be written: the bench reports no split
+  }
+}
 
 port.on("message", (/** @type {Job} */ job) => {
   run(job).then((reply) => port.postMessage({ id: job.id, ...reply }));

@@ -8,6 +8,7 @@
 import { parentPort } from "node:worker_threads";
 import { isContractError } from "../../contract/ContractError.js";
 import { postBatch, TurnBatcher } from "../../lib/TurnBatcher.js";
+import { announceThread } from "../../lib/threadRoles.js";
 import type { CommitInsert } from "./commitRows.js";
 import Database from "./Database.js";
 import { GroupCommitter } from "./GroupCommitter.js";
@@ -90,6 +91,8 @@ function open(path: string, busyTimeoutMs: number): Connection {
 const CHECKPOINTS = { transactions: 50, intervalMs: 250 };
 const BACKSTOP_CHECKPOINT_PAGES = 10_000;
 
+// For the hub bench's split of CPU time by thread (HUB_THREAD_ROLES_FILE); nothing when unset.
+announceThread("writer");
 const port = parentPort!;
 const connections = new Map<number, Connection>();
 /** Staged parts by append (StagingMessage). */
