@@ -18,9 +18,9 @@ import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
  * written, instead of sinking the whole push later. The destination is asked of the hub first
  * (the hub's own order: recipient, then asset, then balance): a contract the hub does not show
  * this key is refused, so a mistyped id is caught before it is written, not at push. When the
- * hub cannot be asked about either, the SEND is written with a warning for each check not
- * made, so a hub that is down does not stop work and the warnings say what the push is left
- * to decide.
+ * hub cannot be asked about either (or its books leave the balance unknown), the SEND is
+ * written with a warning for each check not made, so a hub that is down does not stop work
+ * and the warnings say what the push is left to decide.
  * `--no-recipient-check` (commander's `recipientCheck: false`) skips the destination only, for
  * a private contract this key may not read; `--offline` asks the hub nothing.
  */
@@ -60,12 +60,7 @@ export function sendCommand(
         { reason: "insufficient_balance", asset_id: value.asset_id, amount: value.amount, available },
       );
     }
-    await commitLocally(
-      cli,
-      opts,
-      [{ method: "send", value }],
-      uncheckedWarnings(recipient, balance, value.to_contract),
-    );
+    await commitLocally(cli, opts, [{ method: "send", value }], uncheckedWarnings(recipient, balance, value));
     return undefined;
   });
 }
@@ -90,39 +85,56 @@ function recipientNotVisible(to: string): ContractError {
 
 /**
  * One warning for each check of a SEND written without the hub's word: its destination
- * (`destination_not_checked`) and its balance (`balance_not_checked`), whichever request
- * failed, so a script learns from the codes alone what the push is left to decide. None when
- * the hub answered, or when `--offline` asked it nothing on purpose.
+ * (`destination_not_checked`) and its balance (`balance_not_checked`), whichever the hub
+ * could not be asked about, so a script learns from the codes alone what the push is left to
+ * decide. The balance is unchecked too when the hub answered with books that leave it
+ * unknown (same code: the same check is not made; the message says why). None when the hub
+ * answered both, or when `--offline` asked it nothing on purpose.
  */
-function uncheckedWarnings(recipient: RecipientSeen, balance: KnownBalance | null, to: string): CommitWarning[] {
+function uncheckedWarnings(
+  recipient: RecipientSeen,
+  balance: KnownBalance | null,
+  value: { asset_id: string; to_contract: string },
+): CommitWarning[] {
   const warnings: CommitWarning[] = [];
   if (recipient.seen === "unchecked") {
     const where = recipient.hub === null ? "the hub" : `the hub at ${recipient.hub}`;
     warnings.push({
       code: "destination_not_checked",
-      message: `destination ${to} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination at push`,
+      message: `destination ${value.to_contract} not checked: ${where} could not be asked (${recipient.why}); the SEND is recorded, and the hub checks its destination at push`,
     });
   }
   if (typeof balance === "object" && balance !== null) {
+    const why =
+      "unknown" in balance
+        ? `the hub's books do not tell how much ${value.asset_id} this contract holds (${balance.unknown})`
+        : `the hub could not be asked (${balance.why})`;
     warnings.push({
       code: "balance_not_checked",
-      message: `balance not checked: the hub could not be asked (${balance.why}); the SEND is recorded, and the hub checks the balance at push`,
+      message: `balance not checked: ${why}; the SEND is recorded, and the hub checks the balance at push`,
     });
   }
   return warnings;
 }
 
-/** What `knownBalance` found: an amount, null when it cannot be known, "none", or why the hub could not be asked. */
-type KnownBalance = number | null | "none" | { why: string };
+/**
+ * What `knownBalance` found: an amount; "none"; `{why}` when the hub could not be asked;
+ * `{unknown}` when it answered and its answer leaves the amount unknown (why, for the warning).
+ */
+type KnownBalance = number | "none" | { why: string } | { unknown: string };
 
 /**
  * The balance of `asset` this contract will have after its unpushed commits: the hub's
  * booked amount (by `issuer/asset_id`, the contract's own asset, or the one held asset of
  * that id) plus pending creates, sends and receipts. An unpushed RECV credits what its SEND
  * carries (as the hub lists it, or an unpushed SEND to this contract), so what it brings in
- * may be sent on in the same push. Null when the hub's answer leaves it unknown; `{why}` when
- * the hub could not be asked; "none" when the hub answered and neither its books nor an
- * unpushed commit mention an asset of that id (the hub would refuse the SEND, -32022).
+ * may be sent on in the same push. `{why}` when the hub could not be asked; "none" when the
+ * hub answered and neither its books nor an unpushed commit mention an asset of that id (the
+ * hub would refuse the SEND, -32022); `{unknown}` when the hub answered and the amount still
+ * cannot be known: the books hold that id under names none of which is certainly this one
+ * (several issuers, none this contract, or another issuer than the one named), an unpushed
+ * commit spells it otherwise, an unpushed RECV might bring it in, or an amount in the answer
+ * is not a whole number (compared with, it would let any SEND pass or refuse every one).
  */
 async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<KnownBalance> {
   const wc = WorkingCopy.find(cli.cwd);
@@ -149,14 +161,21 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
   if (held === undefined && pending === undefined && received === 0) {
     // Matched by id alone here, so a differently spelled name never refuses a SEND the hub takes.
     const id = plainId(asset);
-    const mentioned =
-      books.balances.some((b) => b.asset_id === id) ||
-      pendingChanges(unpushed).some((p) => plainId(p.asset_id) === id) ||
-      unpushedReceipts(unpushed).size > 0;
-    return mentioned ? null : "none";
+    const booked = books.balances.filter((b) => b.asset_id === id).map((b) => `${b.issuer}/${b.asset_id}`);
+    if (booked.length > 0) return { unknown: `they hold ${booked.join(", ")}, none of them certainly ${asset}` };
+    const spelled = pendingChanges(unpushed).find((p) => plainId(p.asset_id) === id);
+    if (spelled !== undefined) return { unknown: `an unpushed commit names it ${spelled.asset_id}` };
+    if (unpushedReceipts(unpushed).size > 0) return { unknown: "an unpushed RECV may bring it in" };
+    return "none";
   }
+  if (held !== undefined && !isAmount(held.amount))
+    return { unknown: `they give ${held.issuer}/${held.asset_id} no readable amount` };
+  if (!isAmount(received)) return { unknown: "the SENDs its unpushed RECVs take carry no readable amount" };
   return (held?.amount ?? 0) + (pending?.change ?? 0) + received;
 }
+
+/** Whether an amount the hub answered can be counted with: a whole number of units, not negative. */
+const isAmount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** The id part of an asset name (`issuer/asset_id` or a plain `asset_id`). */
 const plainId = (name: string) => name.slice(name.indexOf("/") + 1);
