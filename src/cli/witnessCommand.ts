@@ -6,6 +6,9 @@
  * cosigned for that log, which it keeps in its directory across restarts; a rollback or a
  * fork is refused and reported on stderr, naming the log, the check and both sizes.
  * `--once` looks at each followed hub once and exits 1 if any was refused or unreachable.
+ * Each request to a followed hub waits at most `--timeout` (`CONTRACT_HUB_TIMEOUT`), as every
+ * request of the command line to a hub does; a hub that never answers is then reported and
+ * looked at again at the next interval.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -14,13 +17,15 @@ import type { Command } from "commander";
 import { publicKeyFromSeed } from "../contract/keys.js";
 import { ORIGIN_PATTERN, parseVerifierKey } from "../tlog/checkpoint.js";
 import { readOrCreateLogKeyFile } from "../tlog/logKeyFile.js";
-import { type FollowResult, followHub } from "../witness/followHub.js";
+import { FOLLOW_TIMEOUT_MS, type FollowResult, followHub } from "../witness/followHub.js";
 import { type Refusal, type TrustedLog, Witness } from "../witness/Witness.js";
 import { WitnessRecords } from "../witness/WitnessRecords.js";
 import { serveWitness } from "../witness/witnessServer.js";
 import type { CliIo } from "./cliContext.js";
+import { UsageError as HubTimeoutUsage } from "./cliContext.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from "./Io.js";
 import { untilSignal } from "./untilSignal.js";
+import { hubTimeoutMs } from "./workingCopy/hubTimeout.js";
 import { collect } from "./workingCopy/identities.js";
 
 export interface WitnessFlags {
@@ -33,6 +38,7 @@ export interface WitnessFlags {
   host?: string;
   once?: boolean;
   json?: boolean;
+  timeout?: string;
 }
 
 export interface WitnessDeps {
@@ -57,6 +63,10 @@ export function registerWitnessCommand(program: Command, io: CliIo, setExit: (co
     .option("--host <host>", "address to bind (env WITNESS_HOST; default 127.0.0.1)")
     .option("--follow <hub-url>", "poll this hub's checkpoint too (repeatable)", collect)
     .option("--interval <ms>", "how often to poll followed hubs (default 10000)")
+    .option(
+      "--timeout <ms>",
+      "the most one request to a followed hub waits, 0 = no limit (env CONTRACT_HUB_TIMEOUT; default 10000)",
+    )
     .option("--once", "poll each followed hub once, print what was found and exit (1 if any was refused)")
     .option("--json", "with --once: print JSON")
     .action(async (opts: WitnessFlags) => setExit(await witnessCommand(opts, io, { env: io.env, cwd: io.cwd })));
@@ -105,10 +115,12 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
   let logs: TrustedLog[];
   let port: number;
   let interval: number;
+  let timeoutMs: number | undefined;
   try {
     logs = trustedLogs(flags.log ?? []);
     port = integer(flags.port ?? env.WITNESS_PORT, "--port", 8090, 0);
     interval = integer(flags.interval, "--interval", 10_000, 10);
+    timeoutMs = followTimeout(flags.timeout, env);
     if (flags.name !== undefined && !ORIGIN_PATTERN.test(flags.name)) {
       throw new UsageError(`--name must be 1 to 128 of A-Z a-z 0-9 . _ / : -, not ${JSON.stringify(flags.name)}`);
     }
@@ -140,7 +152,7 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
     return EXIT_FAILED;
   }
   const follow = flags.follow ?? [];
-  if (flags.once) return pollOnce(witness, follow, flags.json === true, io);
+  if (flags.once) return pollOnce(witness, follow, { timeoutMs }, flags.json === true, io);
 
   let served: Awaited<ReturnType<typeof serveWitness>>;
   try {
@@ -158,9 +170,21 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
 
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  // Stopping cancels a look in progress: with --timeout 0 a silent hub would otherwise keep
+  // the process alive after it has stopped serving.
+  const stopping = new AbortController();
   const poll = async () => {
     for (const hub of follow) {
-      const r = await followHub(witness, hub);
+      if (stopped) return;
+      let r: FollowResult;
+      try {
+        r = await followHub(witness, hub, { timeoutMs, signal: stopping.signal });
+      } catch (err) {
+        // Not the hub's answer but the witness's own failure (its records): reported, and
+        // the next interval tries again rather than the follower stopping for good.
+        r = { hub, outcome: "error", message: (err as Error).message };
+      }
+      if (stopped) return;
       if (r.outcome === "error") io.err(`contract-hub witness: cannot follow ${r.hub}: ${r.message}`);
       else if (r.outcome === "refused" && r.status !== 409 && r.status !== 422) {
         io.err(`contract-hub witness: refused ${r.hub}'s checkpoint (${r.status}): ${r.message}`);
@@ -173,6 +197,7 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
   await (deps.stop ?? untilSignal());
   stopped = true;
   clearTimeout(timer);
+  stopping.abort();
   await new Promise<void>((done) => {
     served.server.close(() => done());
     served.server.closeIdleConnections();
@@ -180,9 +205,29 @@ export async function witnessCommand(flags: WitnessFlags, io: Io, deps: WitnessD
   return EXIT_OK;
 }
 
-async function pollOnce(witness: Witness, hubs: readonly string[], json: boolean, io: Io): Promise<number> {
+/**
+ * The bound on each request to a followed hub: `--timeout`, else `CONTRACT_HUB_TIMEOUT`, read
+ * as for every hub-facing command (hubTimeout.ts), else 10 s (FOLLOW_TIMEOUT_MS: a checkpoint
+ * is small, unlike the push and pull pages the commands' two-minute default is sized for).
+ */
+function followTimeout(flag: string | undefined, env: Record<string, string | undefined>): number | undefined {
+  try {
+    return hubTimeoutMs(flag, env, FOLLOW_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof HubTimeoutUsage) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+async function pollOnce(
+  witness: Witness,
+  hubs: readonly string[],
+  opts: { timeoutMs: number | undefined },
+  json: boolean,
+  io: Io,
+): Promise<number> {
   const results: FollowResult[] = [];
-  for (const hub of hubs) results.push(await followHub(witness, hub));
+  for (const hub of hubs) results.push(await followHub(witness, hub, opts));
   if (json) io.out(JSON.stringify({ witness: witness.verifierKey(), hubs: results }, null, 2));
   else {
     for (const r of results) {

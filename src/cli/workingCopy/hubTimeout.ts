@@ -23,8 +23,15 @@ export const TIMEOUT_HELP =
 /** An hour, the ceiling of the hub's own timeouts; past it, 0 says "no limit" plainly. */
 const MAX_HUB_TIMEOUT_MS = 3_600_000;
 
-/** The bound in ms from `flag` and `env` (undefined: no limit); a usage error naming the source when invalid. */
-export function hubTimeoutMs(flag: string | undefined, env: Record<string, string | undefined>): number | undefined {
+/**
+ * The bound in ms from `flag` and `env` (undefined: no limit), else `fallbackMs`; a usage error
+ * naming the source when invalid.
+ */
+export function hubTimeoutMs(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+  fallbackMs = DEFAULT_HUB_TIMEOUT_MS,
+): number | undefined {
   const fromEnv = env.CONTRACT_HUB_TIMEOUT;
   const [text, source] =
     flag !== undefined
@@ -32,7 +39,7 @@ export function hubTimeoutMs(flag: string | undefined, env: Record<string, strin
       : fromEnv !== undefined && fromEnv !== ""
         ? [fromEnv, "--timeout (from CONTRACT_HUB_TIMEOUT)"]
         : [undefined, ""];
-  if (text === undefined) return DEFAULT_HUB_TIMEOUT_MS;
+  if (text === undefined) return fallbackMs;
   const ms = /^[0-9]+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(ms) || ms > MAX_HUB_TIMEOUT_MS) {
     throw new UsageError(
