@@ -13,6 +13,7 @@ import { KeyStore } from "./KeyStore.js";
 import { stateLine } from "./nextActions.js";
 import { parsedIn } from "./parsedIn.js";
 import { readUserFile } from "./readUserFile.js";
+import type { CommitWarning } from "./workingCopy/commitLocally.js";
 import { clientFor, type HubFlags, hubUrl, writingKey } from "./workingCopy/hubAccess.js";
 import { checkWitnessesFirst, checkWorkingCopyLog, fetchLogKey, type WitnessPinFlags } from "./workingCopy/hubLog.js";
 import { assignments, resolveIdentity } from "./workingCopy/identities.js";
@@ -65,18 +66,30 @@ export function initCommand(dir: string | undefined, opts: InitFlags, io: Io): P
     await checkWorkingCopyLog(wc, client, pinned);
     const view = stateView(contract);
     const unkeyed = model === null ? [] : unkeyedSigners(parseModel(model), state);
-    const warnings = unkeyed.map(
-      (path) => `no key at ${path}: the first commit that posts one there decides who signs as that party`,
-    );
+    const warnings = unkeyed.map(unkeyedWarning);
     const doc = { contract_id: id, hub: url, dir: root, key: key.name, head: contract.head, state: view };
-    report(cli, warnings.length === 0 ? doc : { ...doc, warnings }, () => [
-      `Created contract ${id} on ${url}`,
-      `Working copy in ${root} (key ${key.name})`,
-      stateLine(view),
-    ]);
-    if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w}`);
+    report(
+      cli,
+      warnings.length === 0
+        ? doc
+        : { ...doc, warnings: warnings.map((w) => w.message), warning_codes: warnings.map((w) => w.code) },
+      () => [`Created contract ${id} on ${url}`, `Working copy in ${root} (key ${key.name})`, stateLine(view)],
+    );
+    if (!cli.json) for (const w of warnings) cli.io.err(`warning: ${w.message}`);
     return undefined;
   });
+}
+
+/**
+ * The warning for a `+signed_by` path the genesis leaves without a key (`signer_without_key`,
+ * stable for scripts as send's codes are): one per path, since each is a role that whoever
+ * posts its key first takes.
+ */
+function unkeyedWarning(path: string): CommitWarning {
+  return {
+    code: "signer_without_key",
+    message: `no key at ${path}: the first commit that posts one there decides who signs as that party`,
+  };
 }
 
 /**
