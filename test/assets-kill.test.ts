@@ -15,6 +15,13 @@ import { openSqliteHub } from "./support/openSqliteHub.js";
 
 after(cleanup);
 
+/**
+ * How long the child may take to print its acknowledgements (a deadline, not a measurement: it
+ * prints them in seconds). One still running then has hung: it is killed and the test fails
+ * with that, instead of holding the file until the runner's limit.
+ */
+const DEADLINE_MS = 60_000;
+
 /** Spawns the child and SIGKILLs it after `acks` acknowledgements; returns the ack lines, split. */
 function runAndKill(dir: string, acks: number, aliceSeed: Buffer): Promise<string[][]> {
   const script = fileURLToPath(new URL("./asset-kill-child.ts", import.meta.url));
@@ -23,7 +30,13 @@ function runAndKill(dir: string, acks: number, aliceSeed: Buffer): Promise<strin
   });
   const seen: string[][] = [];
   let buffer = "";
+  let expired = false;
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (seen.length >= acks) return;
+      expired = true;
+      child.kill("SIGKILL");
+    }, DEADLINE_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       buffer += chunk.toString("utf8");
       const lines = buffer.split("\n");
@@ -35,9 +48,15 @@ function runAndKill(dir: string, acks: number, aliceSeed: Buffer): Promise<strin
         if (seen.length === acks) child.kill("SIGKILL");
       }
     });
-    child.on("error", reject);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.on("exit", (code, signal) => {
-      if (signal === "SIGKILL") resolve(seen);
+      clearTimeout(timer);
+      if (expired)
+        reject(new Error(`child still running after ${DEADLINE_MS} ms with ${seen.length} of ${acks} acks: killed`));
+      else if (signal === "SIGKILL") resolve(seen);
       else reject(new Error(`child exited with ${code ?? signal} before ${acks} acks`));
     });
   });

@@ -3,12 +3,12 @@
  * ports over a temp data directory (test/support/hubProcess.ts), and `node bin/contract-hub.js …` runs with their own
  * key directory (CONTRACT_HUB_HOME) and working folder.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after } from "node:test";
-import { type HubProcess, killAllHubs, startHub } from "./support/hubProcess.js";
+import { type HubProcess, killAll, killAllHubs, startHub } from "./support/hubProcess.js";
 
 const BIN = resolve(import.meta.dirname, "..", "bin", "contract-hub.js");
 
@@ -16,6 +16,10 @@ const BIN = resolve(import.meta.dirname, "..", "bin", "contract-hub.js");
 // assertion failed: a hub stopped only on the success path (a second hub, a restarted one)
 // kept the test process alive, and the file hung instead of reporting the failure.
 after(killAllHubs);
+
+// Likewise every command still running (one of several run at once, when another's assertion failed).
+const running = new Set<ChildProcess>();
+after(() => killAll(running));
 
 /** A temp folder for one test. */
 export function tempDir(prefix: string): string {
@@ -41,9 +45,17 @@ export interface Run {
 }
 
 /**
+ * How long a command may run when its caller sets no `killAfterMs` (a deadline, not a
+ * measurement: commands take seconds, and this leaves room for a loaded 2-core machine). One
+ * still running then has hung: it is killed and `cli` rejects naming it, so its test fails at
+ * once instead of holding the file until the runner's limit.
+ */
+export const CLI_DEADLINE_MS = 120_000;
+
+/**
  * Runs `contract-hub …args` in `cwd` with the key directory `home`. `killAfterMs`: a process
- * still alive then is killed and reported `killed`, so a command that never exits fails its
- * test instead of hanging the suite.
+ * still alive then is killed and reported `killed` (for tests that assert a command ends by
+ * itself); without it, one still alive after CLI_DEADLINE_MS is killed and the call rejects.
  */
 export function cli(
   args: string[],
@@ -52,6 +64,7 @@ export function cli(
   const env: Record<string, string | undefined> = { ...process.env, CONTRACT_HUB_HOME: opts.home, ...opts.env };
   if (opts.env?.HUB_URL === undefined) delete env.HUB_URL;
   const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  running.add(child);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => {
@@ -61,14 +74,27 @@ export function cli(
     stderr += String(d);
   });
   let killed = false;
-  const timer =
-    opts.killAfterMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          killed = true;
-          child.kill("SIGKILL");
-        }, opts.killAfterMs);
-  return new Promise((ok) => {
+  const timer = setTimeout(() => {
+    killed = true;
+    child.kill("SIGKILL");
+  }, opts.killAfterMs ?? CLI_DEADLINE_MS);
+  return new Promise((ok, fail) => {
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      running.delete(child);
+      fail(err);
+    });
+    // On exit, not close: a process it started that kept its output open would delay close.
+    child.once("exit", () => {
+      clearTimeout(timer);
+      running.delete(child);
+      if (!killed || opts.killAfterMs !== undefined) return;
+      fail(
+        new Error(
+          `contract-hub ${args.join(" ")} still running after ${CLI_DEADLINE_MS} ms: killed\n${stdout}\n${stderr}`,
+        ),
+      );
+    });
     child.once("close", (code) => {
       clearTimeout(timer);
       ok({

@@ -11,6 +11,13 @@ import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
 const dir = mkdtempSync(join(tmpdir(), "durability-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
+/**
+ * How long the appender may take to print its acknowledgements (a deadline, not a measurement:
+ * it prints them in seconds). One still running then has hung: it is killed and the test fails
+ * with that, instead of holding the file until the runner's limit.
+ */
+const DEADLINE_MS = 60_000;
+
 /** Spawns the appender and SIGKILLs it once `acks` acknowledgements were printed; returns them. */
 function runAndKill(acks: number): Promise<{ id: string; index: number; hash: string }[]> {
   const script = fileURLToPath(new URL("./durability-appender.ts", import.meta.url));
@@ -18,7 +25,13 @@ function runAndKill(acks: number): Promise<{ id: string; index: number; hash: st
   const seen: { id: string; index: number; hash: string }[] = [];
   let count = 0;
   let buffer = "";
+  let expired = false;
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (count >= acks) return;
+      expired = true;
+      child.kill("SIGKILL");
+    }, DEADLINE_MS);
     child.stdout.on("data", (chunk: Buffer) => {
       buffer += chunk.toString("utf8");
       const lines = buffer.split("\n");
@@ -30,9 +43,15 @@ function runAndKill(acks: number): Promise<{ id: string; index: number; hash: st
         if (++count === acks) child.kill("SIGKILL");
       }
     });
-    child.on("error", reject);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
     child.on("exit", (code, signal) => {
-      if (signal === "SIGKILL") resolve(seen);
+      clearTimeout(timer);
+      if (expired)
+        reject(new Error(`appender still running after ${DEADLINE_MS} ms with ${count} of ${acks} acks: killed`));
+      else if (signal === "SIGKILL") resolve(seen);
       else reject(new Error(`appender exited with ${code ?? signal} before ${acks} acks`));
     });
   });

@@ -212,11 +212,17 @@ describe("two PostgreSQL hub instances sharing one witness", { timeout: 120_000 
 });
 
 describe("an instance whose round read the tree before the other instance had the witness cosign a larger one", () => {
-  it("is not told its log was rolled back, and catches up at its next round", async () => {
+  it("is not told its log was rolled back, and catches up at its next round", async (t) => {
     const schema = db.freshSchema();
-    const [a, b] = [await openInstance(db.url, schema), await openInstance(db.url, schema)];
+    // Each is closed after the test whichever step failed, the opening of the next included:
+    // the first instance, left open when the second failed to open, held the file.
+    const a = await openInstance(db.url, schema);
+    t.after(() => a.close());
+    const b = await openInstance(db.url, schema);
+    t.after(() => b.close());
     const key = new LogKey(randomBytes(32));
     const w = await startWitness(tempDir("pg-witness-stale"), [key.info().verifier_key]);
+    t.after(() => w.stop());
     const witnessKey = parseWitnessVerifierKey(w.verifierKey);
     // Instance A's submissions wait at a gate, so its round has read and signed the tree before B's round runs.
     let gate: Promise<void> = Promise.resolve();
@@ -237,41 +243,39 @@ describe("an instance whose round read the tree before the other instance had th
       const g = writer.genesis(id);
       await inst.hub.push(writer.caller, id, { commits: [g, ...writer.chain(id, g.hash, n - 1)] });
     };
-    try {
-      await append(a, 3);
-      await ca.round();
-      assert.equal(ca.status().cosigned_size, 3);
+    await append(a, 3);
+    await ca.round();
+    assert.equal(ca.status().cosigned_size, 3);
 
-      await append(a, 2);
-      let release!: () => void;
-      gate = new Promise((r) => {
-        release = r;
-      });
-      const staleRound = ca.round(); // reads 5, signs it, waits at the gate
-      while (ca.status().tree_size !== 5) await new Promise((r) => setTimeout(r, 10));
-      await append(b, 3);
-      await cb.round();
-      assert.equal(cb.status().cosigned_size, 8);
-      release();
-      await staleRound;
-      const stale = ca.status();
-      assert.deepEqual([stale.cosigned_size, stale.tree_size, stale.witnesses[0]!.cosigned_size], [3, 5, 8]);
-      assert.match(stale.witnesses[0]!.error ?? "", /larger than this round's 5: another instance .*\(now 8\)/);
-      // The witness cannot tell a late instance from a rolled-back log: it answers 409 and records a rollback.
-      assert.match(w.stderr(), /REFUSED rollback by log .*\(cosigned 8, offered 5\)/);
-
-      await ca.round();
-      const caught = ca.status();
-      assert.deepEqual(
-        [caught.cosigned_size, caught.tree_size, caught.witnesses[0]!.cosigned_size, caught.witnesses[0]!.error],
-        [8, 8, 8, null],
-      );
-      assert.equal((await ca.served()).root, (await cb.served()).root);
-    } finally {
-      await w.stop();
-      await a.close();
-      await b.close();
+    await append(a, 2);
+    let release!: () => void;
+    gate = new Promise((r) => {
+      release = r;
+    });
+    const staleRound = ca.round(); // reads 5, signs it, waits at the gate
+    // Bounded (60 s, a deadline, not a measurement), as every wait here.
+    for (const deadline = Date.now() + 60_000; ca.status().tree_size !== 5; ) {
+      assert.ok(Date.now() < deadline, `the round never read the tree: ${JSON.stringify(ca.status())}`);
+      await new Promise((r) => setTimeout(r, 10));
     }
+    await append(b, 3);
+    await cb.round();
+    assert.equal(cb.status().cosigned_size, 8);
+    release();
+    await staleRound;
+    const stale = ca.status();
+    assert.deepEqual([stale.cosigned_size, stale.tree_size, stale.witnesses[0]!.cosigned_size], [3, 5, 8]);
+    assert.match(stale.witnesses[0]!.error ?? "", /larger than this round's 5: another instance .*\(now 8\)/);
+    // The witness cannot tell a late instance from a rolled-back log: it answers 409 and records a rollback.
+    assert.match(w.stderr(), /REFUSED rollback by log .*\(cosigned 8, offered 5\)/);
+
+    await ca.round();
+    const caught = ca.status();
+    assert.deepEqual(
+      [caught.cosigned_size, caught.tree_size, caught.witnesses[0]!.cosigned_size, caught.witnesses[0]!.error],
+      [8, 8, 8, null],
+    );
+    assert.equal((await ca.served()).root, (await cb.served()).root);
   });
 });
 
