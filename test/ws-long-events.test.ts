@@ -25,9 +25,12 @@ import { type OnePieces, watchOnePieces } from "./support/watchOnePieces.js";
 /** Subscribers of each contract: the text of an event must not be written once for each. */
 const SUBSCRIBERS = 3;
 
-/** No call wrote a text as long as one of BIG_VALUE's strings. */
+/** No call wrote, or encoded into bytes, a text as long as one of BIG_VALUE's strings. */
 function assertNoWholeWrite(seen: OnePieces): void {
-  assert.ok(seen.text < BIG_VALUE[0]!.length, `JSON.stringify wrote ${seen.text} characters in one call`);
+  const over: string[] = [];
+  if (seen.text >= BIG_VALUE[0]!.length) over.push(`JSON.stringify wrote ${seen.text} characters in one call`);
+  if (seen.encoded >= BIG_VALUE[0]!.length) over.push(`a text of ${seen.encoded} characters was encoded in one call`);
+  assert.deepEqual(over, []);
 }
 
 /** Resolves once every list holds `n` entries; fails rather than hang. */
@@ -54,7 +57,7 @@ describe("events holding long values on /ws", { timeout: 240_000 }, () => {
     await live.close();
   });
 
-  const post = (path: string, body: string) => signedPost(live.restUrl, t.owner.access.seed, path, body);
+  const post = (path: string, body: string | Uint8Array) => signedPost(live.restUrl, t.owner.access.seed, path, body);
 
   /** SUBSCRIBERS sockets subscribed to `id`, each with its commit and proposal events in one list, in arrival order. */
   async function subscribers(id: string): Promise<Array<Array<CommitNotification | ProposalNotification>>> {
@@ -76,8 +79,8 @@ describe("events holding long values on /ws", { timeout: 240_000 }, () => {
     const lists = await subscribers(id);
     const big = buildCommit(id, first.hash, [{ method: "post", path: "/big.json", value: BIG_VALUE }]);
     const small = buildCommit(id, big.hash, [{ method: "post", path: "/small.json", value: 1 }]);
-    // Written before the watch: the test's own texts are not the hub's.
-    const bodies = [big, small].map((c) => JSON.stringify({ commits: [c] }));
+    // Written and encoded before the watch: the test's own texts are not the hub's.
+    const bodies = [big, small].map((c) => Buffer.from(JSON.stringify({ commits: [c] })));
     const watch = watchOnePieces();
     try {
       // Two pushes in a row: the small commit's event is ready at once and must wait for the big one's.
@@ -116,7 +119,7 @@ describe("events holding long values on /ws", { timeout: 240_000 }, () => {
       oracle.publicKey,
     );
     const proposed = buildCommit(id, first.hash, [{ method: "action", value: "NOTE" }], {}, [attestation]);
-    const body = JSON.stringify({ commit: proposed });
+    const body = Buffer.from(JSON.stringify({ commit: proposed }));
     const signature = signCommit(proposed.hash, cosigner.seed);
     const statuses: number[] = [];
     const watch = watchOnePieces();

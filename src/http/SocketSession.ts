@@ -17,7 +17,14 @@ import { limiterFor } from "./RateLimiter.js";
 import { registrationLimitFor } from "./RegistrationLimit.js";
 import { failure, invalid, type RpcDispatcher, toRpcError } from "./RpcDispatcher.js";
 import { RPC_METHODS, type RpcContext, type RpcMethod } from "./rpcMethods.js";
-import { type EventText, joinTexts, logEntryText, proposalText, stateViewText } from "./sharedEventText.js";
+import {
+  type EventMessage,
+  eventMessage,
+  logEntryText,
+  type MessagePart,
+  proposalText,
+  stateViewText,
+} from "./sharedEventText.js";
 import { toContractError } from "./toContractError.js";
 
 /** RPC context of a socket call: the session is reachable for the socket-only methods. */
@@ -58,7 +65,7 @@ const MAX_BUFFERED = 64 * 1024 * 1024;
 export class SocketSession {
   readonly challenge = randomBytes(32).toString("hex");
   /** Texts to send once the first is written (#sendText). */
-  #waiting: EventText[] = [];
+  #waiting: EventMessage[] = [];
   caller: Caller;
   readonly #socket: WebSocket;
   readonly #options: HttpOptions;
@@ -147,7 +154,7 @@ export class SocketSession {
    * a socket's messages leave in the order they were made, so a subscriber sees its events in
    * log order and every `subscribe` answer before the events it names.
    */
-  #sendText(text: EventText): void {
+  #sendText(text: EventMessage): void {
     if (typeof text === "string" && this.#waiting.length === 0) {
       this.#write(text);
       return;
@@ -158,7 +165,7 @@ export class SocketSession {
 
   async #drain(): Promise<void> {
     while (this.#waiting.length > 0) {
-      let text: string;
+      let text: string | readonly MessagePart[];
       try {
         text = await this.#waiting[0]!;
       } catch {
@@ -174,7 +181,7 @@ export class SocketSession {
     }
   }
 
-  #write(text: string): void {
+  #write(message: string | readonly MessagePart[]): void {
     if (this.#closed || this.#socket.readyState !== this.#socket.OPEN) return;
     if (this.#socket.bufferedAmount > MAX_BUFFERED) {
       // Nothing more is sent from here on, so the subscriptions stop now: waiting for the
@@ -184,7 +191,20 @@ export class SocketSession {
       this.#socket.close(1013, "client too slow");
       return;
     }
-    this.#socket.send(text);
+    if (typeof message === "string") {
+      this.#socket.send(message);
+      return;
+    }
+    // One text message in fragments: the texts around a big shared text, then its pieces as
+    // they are, sent back to back so nothing of this socket comes between them.
+    const fragments: Array<string | Buffer> = [];
+    for (const part of message) {
+      if (typeof part === "string") fragments.push(part);
+      else fragments.push(...part);
+    }
+    fragments.forEach((fragment, i) => {
+      this.#socket.send(fragment, { binary: false, fin: i === fragments.length - 1 });
+    });
   }
 
   /**
@@ -264,7 +284,7 @@ export class SocketSession {
       // The same text as serializing the whole message, with the proposal's written once.
       const proposal = proposalText(event.proposal as ProposalView);
       this.#sendText(
-        joinTexts([
+        eventMessage([
           `{"jsonrpc":"2.0","method":"proposal","params":{"subscription":${sub}${id},"proposal":`,
           proposal,
           "}}",
@@ -278,7 +298,7 @@ export class SocketSession {
     }
     // The same text as serializing the whole message, with the shared parts written once.
     this.#sendText(
-      joinTexts([
+      eventMessage([
         `{"jsonrpc":"2.0","method":"commit","params":{"subscription":${sub},"contract_id":${JSON.stringify(event.contract_id)},"commit":`,
         logEntryText(event.commit),
         ',"state":',

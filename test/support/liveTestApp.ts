@@ -59,7 +59,7 @@ export async function signedPost(
   url: string,
   seed: Uint8Array,
   path: string,
-  body: string,
+  body: string | Uint8Array,
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers = { "content-type": "application/json", ...signRequest(seed, { method: "POST", url: path, body }) };
   const res = await fetch(url + path, { method: "POST", headers, body });

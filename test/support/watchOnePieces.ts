@@ -16,6 +16,8 @@ export interface OnePieces {
   text: number;
   parsed: number;
   cloned: number;
+  /** The longest string one `Buffer.from` or `Buffer.byteLength` call encoded or measured. */
+  encoded: number;
 }
 
 /** Values counted in one message at most: enough to tell a big value's members from a row's columns. */
@@ -40,7 +42,9 @@ function valuesIn(message: unknown): number {
 
 /** Watches `Object.keys`, `JSON.stringify`, `JSON.parse` and worker messages until `stop()`. */
 export function watchOnePieces(): { seen: OnePieces; stop(): void } {
-  const seen: OnePieces = { keys: 0, text: 0, parsed: 0, cloned: 0 };
+  const seen: OnePieces = { keys: 0, text: 0, parsed: 0, cloned: 0, encoded: 0 };
+  const from = Buffer.from;
+  const byteLength = Buffer.byteLength;
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const post = Worker.prototype.postMessage;
@@ -60,6 +64,17 @@ export function watchOnePieces(): { seen: OnePieces; stop(): void } {
     if (typeof args[0] === "string") seen.parsed = Math.max(seen.parsed, args[0].length);
     return parse(...args);
   }) as typeof parse;
+  const measure = (value: unknown) => {
+    if (typeof value === "string") seen.encoded = Math.max(seen.encoded, value.length);
+  };
+  Buffer.from = ((...args: Parameters<typeof from>) => {
+    measure(args[0]);
+    return from.apply(Buffer, args);
+  }) as typeof from;
+  Buffer.byteLength = ((...args: Parameters<typeof byteLength>) => {
+    measure(args[0]);
+    return byteLength.apply(Buffer, args);
+  }) as typeof byteLength;
   const count = (message: unknown) => {
     seen.cloned = Math.max(seen.cloned, valuesIn(message));
   };
@@ -77,6 +92,8 @@ export function watchOnePieces(): { seen: OnePieces; stop(): void } {
       Object.keys = keys;
       JSON.stringify = stringify;
       JSON.parse = parse;
+      Buffer.from = from;
+      Buffer.byteLength = byteLength;
       Worker.prototype.postMessage = post;
       if (ownEmit) Worker.prototype.emit = emit;
       else delete (Worker.prototype as { emit?: unknown }).emit;
