@@ -2,6 +2,7 @@
  * `contract-hub start` configuration (docs/api.md): defaults, then `HUB_*` environment
  * variables, then flags. Invalid values are a usage error naming the flag or variable.
  */
+import { DEFAULT_CALLER_SUBSCRIPTIONS } from "../http/CallerSubscriptions.js";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../http/HttpOptions.js";
 import { DEFAULT_REGISTRATION_LIMIT } from "../http/RegistrationLimit.js";
 import { DEFAULT_GAS_LIMIT, DEFAULT_WORKERS } from "../predicates/wasm/WasmPredicateRunner.js";
@@ -30,6 +31,8 @@ export interface StartConfig {
   workBudget: number;
   /** Anonymous WebSocket connections per address; 0 = no cap. */
   anonymousSockets: number;
+  /** WebSocket subscriptions one caller holds at once, per identity (per address when anonymous); 0 = no cap. */
+  callerSubscriptions: number;
   /** New identities per client address per hour (`/register`); 0 = no limit. */
   registrationLimit: number;
   /** Milliseconds to receive a request's line and headers (at most `requestTimeoutMs`). */
@@ -64,6 +67,7 @@ export interface StartFlags {
   logOrigin?: string;
   workBudget?: string;
   anonymousSockets?: string;
+  callerSubscriptions?: string;
   registrationLimit?: string;
   headersTimeout?: string;
   requestTimeout?: string;
@@ -94,6 +98,7 @@ export const DEFAULT_CONFIG: Readonly<StartConfig> = Object.freeze({
   logOrigin: null,
   workBudget: 5_000,
   anonymousSockets: 100,
+  callerSubscriptions: DEFAULT_CALLER_SUBSCRIPTIONS,
   registrationLimit: DEFAULT_REGISTRATION_LIMIT,
   headersTimeoutMs: HEADERS_TIMEOUT_MS,
   requestTimeoutMs: REQUEST_TIMEOUT_MS,
@@ -126,6 +131,7 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
   }
   const workBudget = pick(flags.workBudget, "HUB_WORK_BUDGET");
   const anonymousSockets = pick(flags.anonymousSockets, "HUB_ANONYMOUS_SOCKETS");
+  const callerSubscriptions = pick(flags.callerSubscriptions, "HUB_CALLER_SUBSCRIPTIONS");
   const registrationLimit = pick(flags.registrationLimit, "HUB_REGISTRATION_LIMIT");
   const headersTimeout = pick(flags.headersTimeout, "HUB_HEADERS_TIMEOUT");
   const requestTimeout = pick(flags.requestTimeout, "HUB_REQUEST_TIMEOUT");
@@ -156,6 +162,9 @@ export function loadStartConfig(flags: StartFlags, env: Record<string, string | 
     anonymousSockets: anonymousSockets
       ? integer(anonymousSockets, 0, 1_000_000, "--anonymous-sockets")
       : DEFAULT_CONFIG.anonymousSockets,
+    callerSubscriptions: callerSubscriptions
+      ? integer(callerSubscriptions, 0, 1_000_000, "--caller-subscriptions")
+      : DEFAULT_CONFIG.callerSubscriptions,
     registrationLimit: registrationLimit
       ? integer(registrationLimit, 0, 1_000_000, "--registration-limit")
       : DEFAULT_CONFIG.registrationLimit,

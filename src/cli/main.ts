@@ -57,6 +57,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       "anonymous WebSocket connections per address, 0 = no cap (env HUB_ANONYMOUS_SOCKETS; default 100)",
     )
     .option(
+      "--caller-subscriptions <n>",
+      "WebSocket subscriptions per identity, or per address when anonymous, 0 = no cap (env HUB_CALLER_SUBSCRIPTIONS; default 1000)",
+    )
+    .option(
       "--registration-limit <n>",
       "new identities per address per hour, 0 = off (env HUB_REGISTRATION_LIMIT; default 20)",
     )

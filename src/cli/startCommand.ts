@@ -120,6 +120,7 @@ export async function startCommand(flags: StartFlags, io: Io, deps: StartDeps): 
     registry: new AccessRegistry({ store: hub.store }),
     rateLimit: config.rateLimit,
     anonymousSockets: config.anonymousSockets,
+    callerSubscriptions: config.callerSubscriptions,
     registrationLimit: config.registrationLimit,
     headersTimeoutMs: config.headersTimeoutMs,
     requestTimeoutMs: config.requestTimeoutMs,

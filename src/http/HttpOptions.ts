@@ -41,6 +41,11 @@ export interface HttpOptions {
   anonymousSockets?: number;
   /** Subscriptions open at once on one WebSocket connection (default 100; 0 = no cap). */
   socketSubscriptions?: number;
+  /**
+   * Subscriptions one caller holds at once over all its WebSocket connections: per identity,
+   * per client address when anonymous (default 1,000; 0 = no cap). Counted per hub instance.
+   */
+  callerSubscriptions?: number;
   /** pino logger for request lines and internal errors; false for none. */
   logger?: Logger | false;
   /** Hub version reported in the WebSocket hello. */

@@ -12,6 +12,7 @@ import { ContractError } from "../contract/ContractError.js";
 import { formatIdentity } from "../contract/hex.js";
 import type { Caller, CommitEvent, ProposalView } from "../hub/HubApi.js";
 import { VERSION } from "../lib/version.js";
+import { callerSubscriptionsFor } from "./CallerSubscriptions.js";
 import type { HttpOptions } from "./HttpOptions.js";
 import { limiterFor } from "./RateLimiter.js";
 import { registrationLimitFor } from "./RegistrationLimit.js";
@@ -48,6 +49,8 @@ interface Subscription {
   ready: boolean;
   queue: Array<CommitEvent | { proposal: unknown }>;
   stop: (() => void) | null;
+  /** Frees its place among its caller's subscriptions (CallerSubscriptions); safe to call again. */
+  release: () => void;
 }
 
 /**
@@ -214,7 +217,10 @@ export class SocketSession {
   #end(): void {
     this.#closed = true;
     this.#gone.abort();
-    for (const sub of this.#subs.values()) sub.stop?.();
+    for (const sub of this.#subs.values()) {
+      sub.stop?.();
+      sub.release();
+    }
     this.#subs.clear();
   }
 
@@ -227,16 +233,21 @@ export class SocketSession {
 
   /** Subscribes to a contract's commits from `since`; returns the subscription id. */
   async subscribe(contractId: string, since: number | string | undefined): Promise<string> {
+    const caller = this.caller;
     const limit = this.#options.socketSubscriptions ?? DEFAULT_SOCKET_SUBSCRIPTIONS;
-    if (limit > 0 && this.#subs.size >= limit)
+    const connectionFull = limit > 0 && this.#subs.size >= limit;
+    // The caller's cap first: when it is reached too, another connection would not help.
+    const release = callerSubscriptionsFor(this.#options).take({ identity: caller.identity, address: this.#address });
+    if (connectionFull) {
+      release();
       throw new ContractError(
         "RATE_LIMITED",
         `This connection already holds ${limit} subscriptions (the limit): unsubscribe one, or open another connection`,
-        { reason: "too_many_subscriptions", limit },
+        { reason: "too_many_subscriptions", scope: "connection", limit },
       );
+    }
     const id = `s${this.#next++}`;
-    const caller = this.caller;
-    const sub: Subscription = { contractId, caller, ready: false, queue: [], stop: null };
+    const sub: Subscription = { contractId, caller, ready: false, queue: [], stop: null, release };
     this.#subs.set(id, sub);
     const deliver = (event: CommitEvent | { proposal: unknown }) => {
       if (sub.ready) this.#notify(id, event);
@@ -259,11 +270,11 @@ export class SocketSession {
         stopProposals();
       };
     } catch (err) {
-      sub.stop?.();
-      this.#subs.delete(id);
+      this.#drop(id, sub);
       throw err;
     }
-    if (this.#closed) sub.stop();
+    // The socket closed meanwhile (or before this frame ran, which #end did not see).
+    if (this.#closed) this.#drop(id, sub);
     return id;
   }
 
@@ -271,9 +282,15 @@ export class SocketSession {
   unsubscribe(id: string): boolean {
     const sub = this.#subs.get(id);
     if (!sub) return false;
-    sub.stop?.();
-    this.#subs.delete(id);
+    this.#drop(id, sub);
     return true;
+  }
+
+  /** Stops subscription `id` and frees its places, on this connection and among its caller's. */
+  #drop(id: string, sub: Subscription): void {
+    sub.stop?.();
+    sub.release();
+    if (this.#subs.get(id) === sub) this.#subs.delete(id);
   }
 
   #notify(subscription: string, event: CommitEvent | { proposal: unknown }): void {
@@ -361,8 +378,7 @@ export class SocketSession {
   #close(id: string, reason: string): void {
     const sub = this.#subs.get(id);
     if (!sub) return;
-    sub.stop?.();
-    this.#subs.delete(id);
+    this.#drop(id, sub);
     this.send({
       jsonrpc: "2.0",
       method: "subscription_closed",
