@@ -3,14 +3,24 @@
  * anonymously) budget of expensive work answers 429 RATE_LIMITED `work_budget` with
  * Retry-After once spent, without touching other callers; anonymous WebSocket connections
  * per address are capped (429 on the upgrade), and a connection that authenticates stops
- * counting against the cap; `--check-budget` sets the visits of one request's checks.
+ * counting against the cap; `--check-budget` sets the visits of one request's checks; the
+ * subscriptions one caller holds over all its connections are capped (`--caller-subscriptions`,
+ * HUB_CALLER_SUBSCRIPTIONS: -32029 `too_many_subscriptions`), and a bad value of the flag or
+ * variable stops `start` with the usage code before it serves.
  */
 import assert from "node:assert/strict";
-import { describe, it } from "node:test";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
 import { WebSocket } from "ws";
-import { signRequest } from "../../src/auth/signRequest.js";
+import { signRequest, socketAuthParams } from "../../src/auth/signRequest.js";
+import { EXIT_USAGE } from "../../src/cli/Io.js";
+import { HubClient } from "../../src/client/HubClient.js";
 import { HubSocket } from "../../src/client/HubSocket.js";
 import type { ContractError } from "../../src/contract/ContractError.js";
+import { BIN, killAll } from "../support/hubProcess.js";
 import { cycleModel, heavyRules, report, STORES, startHostileHub } from "./support/hostileLoad.js";
 import { Party } from "./support/party.js";
 import { Rng } from "./support/seeded.js";
@@ -25,6 +35,140 @@ function anonymousSocket(url: string): Promise<WebSocket | number> {
     });
     ws.once("message", () => resolve(ws));
   });
+}
+
+/** Every raw socket and `start` child of this file, ended whatever a test asserted (hubs: hostileLoad's hook). */
+const sockets = new Set<WebSocket>();
+const children = new Set<ChildProcess>();
+after(async () => {
+  for (const ws of sockets) ws.terminate();
+  await killAll(children);
+});
+
+/** Rejects naming `what` when `promise` has not settled in 30 s: a silent hub fails the test, never hangs it. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer to ${what} in 30 s`)), 30_000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** A JSON-RPC answer over `/ws`, as the hub sent it. */
+interface Answer {
+  result?: { subscription?: string; unsubscribed?: boolean };
+  error?: { code: number; data?: { code?: string; details?: Record<string, unknown> } };
+}
+
+/**
+ * A raw `/ws` connection, anonymous or authenticated with `accessSeed`: answers keep their
+ * numeric JSON-RPC code, and `events` counts the commit notifications of each subscription
+ * the hub sent it (one it never granted would show up there).
+ */
+async function wire(url: string, accessSeed?: Uint8Array) {
+  const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`);
+  sockets.add(ws);
+  const pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>();
+  const events = new Map<string, number>();
+  let next = 0;
+  const hello = new Promise<string>((resolve, reject) => {
+    ws.on("error", reject);
+    ws.on("close", () => {
+      reject(new Error("socket closed before its hello"));
+      for (const p of pending.values()) p.reject(new Error("socket closed"));
+    });
+    ws.on("message", (data) => {
+      const msg = JSON.parse(String(data));
+      if (msg.method === "hello") resolve(String(msg.params.challenge));
+      else if (msg.method === "commit")
+        events.set(msg.params.subscription, (events.get(msg.params.subscription) ?? 0) + 1);
+      else if (typeof msg.id === "number") pending.get(msg.id)?.resolve(msg);
+    });
+  });
+  const call = (method: string, params: Record<string, unknown>): Promise<Answer> => {
+    const id = ++next;
+    const answer = new Promise<Answer>((resolve, reject) => pending.set(id, { resolve, reject }));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    return within(answer, `${method} over /ws`).finally(() => pending.delete(id));
+  };
+  const challenge = await within(hello, "the /ws hello");
+  if (accessSeed)
+    assert.deepEqual((await call("authenticate", socketAuthParams(accessSeed, challenge))).error, undefined);
+  return { call, events };
+}
+
+type Wire = Awaited<ReturnType<typeof wire>>;
+
+/** Subscribes once on `w`: the subscription id, or fails with the hub's error. */
+async function subscribe(w: Wire, id: string): Promise<string> {
+  const answer = await w.call("subscribe", { contract_id: id });
+  assert.equal(typeof answer.result?.subscription, "string", `subscribe refused: ${JSON.stringify(answer.error)}`);
+  return answer.result!.subscription!;
+}
+
+/** Asserts `w`'s next subscribe is refused by the caller's cap of `limit` in `scope`. */
+async function assertCapped(w: Wire, id: string, scope: "address" | "identity", limit: number): Promise<void> {
+  const answer = await w.call("subscribe", { contract_id: id });
+  assert.equal(answer.result, undefined);
+  assert.equal(answer.error?.code, -32029);
+  assert.equal(answer.error?.data?.code, "RATE_LIMITED");
+  assert.deepEqual(
+    [answer.error?.data?.details?.reason, answer.error?.data?.details?.scope, answer.error?.data?.details?.limit],
+    ["too_many_subscriptions", scope, limit],
+  );
+}
+
+/**
+ * Pushes two commits and waits until each subscription of `held` got both events (bounded):
+ * the hub sends a socket's events in order, so an event of a subscription it never granted
+ * would have come before them. Asserts each socket saw events of its held subscriptions only
+ * (a subscription id names one subscription of one connection).
+ */
+async function assertOnlyHeld(client: HubClient, id: string, held: Array<[Wire, string]>, round: number) {
+  for (const n of [1, 2])
+    await client.submitCommit(id, { contract_id: id, method: "post", path: `/r${round}n${n}.text`, value: "v" });
+  for (let i = 0; !held.every(([w, sub]) => (w.events.get(sub) ?? 0) >= 2); i++) {
+    if (i > 3000) assert.fail(`events of ${held.length} subscriptions not all delivered in 30 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  for (const w of new Set(held.map(([w]) => w))) {
+    const mine = held.filter(([x]) => x === w).map(([, sub]) => sub);
+    assert.deepEqual([...w.events.keys()].sort(), mine.sort());
+  }
+}
+
+/** Runs `contract-hub start` expecting it to stop by itself: its exit code and stderr, or "served" if it started serving. */
+function startRefusal(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | "served"; stderr: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "hostile-load-usage-"));
+  const child = spawn(process.execPath, [BIN, "start", "--port", "0", "--no-rpc", "--data-dir", dir, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, HUB_LOG_LEVEL: "warn", ...env },
+  });
+  children.add(child);
+  let stderr = "";
+  child.stderr!.on("data", (d) => {
+    stderr += String(d);
+  });
+  const exited = new Promise<number | "served">((resolve) => {
+    child.once("exit", (code) => resolve(code ?? -1));
+    // Accepted: it prints its address and serves; stop it at once rather than wait for the bound.
+    child.stdout!.on("data", (d) => {
+      if (/^REST\s/m.test(String(d))) {
+        child.kill("SIGKILL");
+        resolve("served");
+      }
+    });
+  });
+  return within(exited, `contract-hub start ${args.join(" ")}`)
+    .then((code) => ({ code, stderr }))
+    .finally(async () => {
+      await killAll([child]);
+      children.delete(child);
+      rmSync(dir, { recursive: true, force: true });
+    });
 }
 
 for (const kind of STORES) {
@@ -111,5 +255,88 @@ for (const kind of STORES) {
       for (const s of [...open.slice(1), fourth]) (s as WebSocket).close();
       await hub.stop();
     });
+
+    it("--caller-subscriptions 3: one address's and one identity's fourth subscribe over two connections is refused; an unsubscribe frees a place", async () => {
+      const hub = await startHostileHub(kind, ["--caller-subscriptions", "3"]);
+      const rng = new Rng(8);
+      const owner = new Party(rng);
+      const secondKey = rng.bytes(32);
+      await owner.register(hub.url);
+      await new HubClient({ url: hub.url, retries: 0 }).register(owner.seed, secondKey);
+      const client = owner.client(hub.url);
+      const { contract_id: id } = await client.createContract({ model: null, rules: [] });
+
+      // Anonymous, one address: a connection on each port, counted together.
+      const a = await wire(hub.url);
+      const b = await wire(hub.rpcUrl);
+      const anonymous: Array<[Wire, string]> = [
+        [a, await subscribe(a, id)],
+        [a, await subscribe(a, id)],
+        [b, await subscribe(b, id)],
+      ];
+      await assertCapped(b, id, "address", 3);
+      await assertCapped(a, id, "address", 3);
+      await assertOnlyHeld(client, id, anonymous, 1);
+      assert.deepEqual((await a.call("unsubscribe", { subscription: anonymous[0]![1] })).result, {
+        unsubscribed: true,
+      });
+      await subscribe(b, id);
+      await assertCapped(a, id, "address", 3);
+
+      // One identity, two access keys, a connection each: its own three places, not the address's.
+      const c = await wire(hub.url, owner.accessSeed);
+      const d = await wire(hub.rpcUrl, secondKey);
+      const identity: Array<[Wire, string]> = [
+        [c, await subscribe(c, id)],
+        [d, await subscribe(d, id)],
+        [d, await subscribe(d, id)],
+      ];
+      await assertCapped(c, id, "identity", 3);
+      await assertCapped(d, id, "identity", 3);
+      await assertOnlyHeld(client, id, identity, 2);
+      assert.deepEqual((await d.call("unsubscribe", { subscription: identity[2]![1] })).result, { unsubscribed: true });
+      await subscribe(c, id);
+      await assertCapped(d, id, "identity", 3);
+      await assertCapped(a, id, "address", 3);
+      await hub.stop();
+    });
   });
 }
+
+describe("hostile load: the caller subscription cap from the environment, and bad values", { timeout: 300_000 }, () => {
+  it("HUB_CALLER_SUBSCRIPTIONS=3 caps an address's subscriptions over two connections", async () => {
+    const hub = await startHostileHub("sqlite", [], { HUB_CALLER_SUBSCRIPTIONS: "3" });
+    const owner = new Party(new Rng(9));
+    await owner.register(hub.url);
+    const client = owner.client(hub.url);
+    const { contract_id: id } = await client.createContract({ model: null, rules: [] });
+    const a = await wire(hub.url);
+    const b = await wire(hub.rpcUrl);
+    const held: Array<[Wire, string]> = [
+      [a, await subscribe(a, id)],
+      [b, await subscribe(b, id)],
+      [b, await subscribe(b, id)],
+    ];
+    await assertCapped(a, id, "address", 3);
+    await assertOnlyHeld(client, id, held, 1);
+    assert.deepEqual((await b.call("unsubscribe", { subscription: held[1]![1] })).result, { unsubscribed: true });
+    await subscribe(a, id);
+    await assertCapped(b, id, "address", 3);
+    await hub.stop();
+  });
+
+  it("a bad --caller-subscriptions or HUB_CALLER_SUBSCRIPTIONS exits with the usage code, as --anonymous-sockets does", async () => {
+    const runs: Array<[string[], Record<string, string>, string]> = [
+      [["--anonymous-sockets", "-1"], {}, "--anonymous-sockets"],
+      [["--caller-subscriptions", "-1"], {}, "--caller-subscriptions"],
+      [["--caller-subscriptions", "abc"], {}, "--caller-subscriptions"],
+      [["--caller-subscriptions", "1.5"], {}, "--caller-subscriptions"],
+      [[], { HUB_CALLER_SUBSCRIPTIONS: "abc" }, "HUB_CALLER_SUBSCRIPTIONS"],
+    ];
+    for (const [args, env, named] of runs) {
+      const { code, stderr } = await startRefusal(args, env);
+      assert.equal(code, EXIT_USAGE, `${JSON.stringify([args, env])}: ${stderr}`);
+      assert.ok(stderr.includes(named), `${named} not named: ${stderr}`);
+    }
+  });
+});

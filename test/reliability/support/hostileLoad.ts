@@ -29,12 +29,16 @@ after(async () => {
 /** A hub process of the battery, with the arguments that start another instance on its store. */
 export type HostileHub = HubProcess & { args: string[] };
 
-/** A hub process on a fresh SQLite directory or a fresh PostgreSQL database. */
-export async function startHostileHub(kind: StoreKind, args: string[] = []): Promise<HostileHub> {
+/** A hub process on a fresh SQLite directory or a fresh PostgreSQL database; `env` is added to its environment. */
+export async function startHostileHub(
+  kind: StoreKind,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<HostileHub> {
   const dir = mkdtempSync(join(tmpdir(), "hostile-load-"));
   dirs.push(dir);
   const all = kind === "sqlite" ? args : ["--database-url", (await testDatabase()).url, ...args];
-  return { ...(await startHub(dir, all)), args: all };
+  return { ...(await startHub(dir, all, env)), args: all };
 }
 
 /** Another hub process on the same store (PostgreSQL: a second instance of one deployment). */
