@@ -5,7 +5,8 @@
  * SEND (exit 0) with the warning `balance_not_checked`, as when the books cannot be asked at
  * all; before, each was recorded without a word, and the overdraw was left to sink the push:
  *
- * - a plain id the books hold under several issuers, none of them this contract;
+ * - an `issuer/asset_id` whose issuer the books hold none of, while they hold the id of others
+ *   (a plain id held of several issuers is refused as ambiguous: cli-send-ambiguous-asset);
  * - a name spelled otherwise than the unpushed CREATE that makes the asset;
  * - an unpushed RECV, which might bring in the asset, and no other trace of it;
  * - a booked amount that is not a number (a rewritten answer), or no amount at all.
@@ -93,8 +94,8 @@ describe("send when the hub's books leave the balance unknown", () => {
     assert.deepEqual([over.details?.reason, over.details?.available], ["insufficient_balance", 5]);
   });
 
-  it("a plain id held of two issuers, neither this contract: balance_not_checked", async () => {
-    await recordedWith(sendArgs("GOLD", 1000), ["balance_not_checked"]);
+  it("an issuer/asset_id of an issuer the books hold none of, while they hold the id of others: balance_not_checked", async () => {
+    await recordedWith(sendArgs(`${depotId}/GOLD`, 1000), ["balance_not_checked"]);
   });
 
   it("a name spelled otherwise than the unpushed CREATE: balance_not_checked", async () => {
@@ -127,7 +128,7 @@ describe("send when the hub's books leave the balance unknown", () => {
 
   it("for people: exit 0 and one warning line on stderr", async () => {
     try {
-      const r = await relay.run(sendArgs("GOLD", 1000), depot);
+      const r = await relay.run(sendArgs(`${depotId}/GOLD`, 1000), depot);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stderr.split("\n").filter((l) => l.startsWith("warning: ")).length, 1, r.stderr);
     } finally {

@@ -112,8 +112,12 @@ export function explainError(name: string, e: ContractError): string {
   const lines = [`contract-hub ${name}: ${e.message}`];
   const d = e.details ?? {};
   const cause = (d.cause ?? {}) as Record<string, unknown>;
-  const candidates = (d.candidates ?? cause.candidates) as Candidate[] | undefined;
-  if (Array.isArray(candidates) && candidates.length > 0) {
+  // Transitions the engine tried; an asset refusal's `candidates` are asset names (asset_ambiguous), not listed here.
+  const tried = (d.candidates ?? cause.candidates) as unknown[] | undefined;
+  const candidates = Array.isArray(tried)
+    ? tried.filter((c): c is Candidate => typeof c === "object" && c !== null)
+    : undefined;
+  if (candidates !== undefined && candidates.length > 0) {
     const noRunner = (d.wasm_disabled ?? cause.wasm_disabled) === true;
     lines.push("  transitions tried:");
     for (const c of candidates) {

@@ -1,9 +1,10 @@
 import { ContractError } from "../contract/ContractError.js";
-import type { StoredCommit } from "../contract/StoredCommit.js";
+import { notHeldReason } from "../contract/resolveSendAsset.js";
 import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
-import { sendsTakenByUnpushed, unpushedReceipts } from "./incomingCommand.js";
+import { sendsTakenByUnpushed, type TakenSend, unpushedReceipts } from "./incomingCommand.js";
+import { plainAssetOnPush } from "./plainAssetOnPush.js";
 import { askHubWithin } from "./workingCopy/askHubWithin.js";
 import { type CommitFlags, type CommitWarning, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
@@ -17,8 +18,9 @@ import { WorkingCopy } from "./workingCopy/WorkingCopy.js";
  * the working copy's unpushed creates, sends and receipts. An overdraw is refused before it is
  * written, instead of sinking the whole push later. The destination is asked of the hub first
  * (the hub's own order: recipient, then asset, then balance): a contract the hub does not show
- * this key is refused, so a mistyped id is caught before it is written, not at push. When the
- * hub cannot be asked about either (or its books leave the balance unknown), the SEND is
+ * this key is refused, so a mistyped id is caught before it is written, not at push. So is a
+ * plain asset id that the hub will find ambiguous (`asset_ambiguous`, with the hub's details).
+ * When the hub cannot be asked about either (or its books leave the balance unknown), the SEND is
  * written with a warning for each check not made, so a hub that is down does not stop work
  * and the warnings say what the push is left to decide.
  * `--no-recipient-check` (commander's `recipientCheck: false`) skips the destination only, for
@@ -45,6 +47,15 @@ export function sendCommand(
             knownBalance(cli, opts.key, value.asset_id),
           ]);
     if (recipient.seen === "hidden") throw recipientNotVisible(value.to_contract);
+    if (typeof balance === "object" && balance !== null && "ambiguous" in balance) {
+      const { sender, candidates } = balance.ambiguous;
+      // The hub's refusal, word for word, so a script sees one error whichever side refuses.
+      throw new ContractError(
+        "VALIDATION_FAILED",
+        `SEND rejected: ${notHeldReason(sender, value.asset_id, "ambiguous", candidates)}`,
+        { reason: "asset_ambiguous", rpc_code: -32022, candidates },
+      );
+    }
     const available = typeof balance === "object" && balance !== null ? null : balance;
     if (available === "none") {
       throw new ContractError(
@@ -93,7 +104,7 @@ function recipientNotVisible(to: string): ContractError {
  */
 function uncheckedWarnings(
   recipient: RecipientSeen,
-  balance: KnownBalance | null,
+  balance: Exclude<KnownBalance, { ambiguous: unknown }> | null,
   value: { asset_id: string; to_contract: string },
 ): CommitWarning[] {
   const warnings: CommitWarning[] = [];
@@ -119,9 +130,15 @@ function uncheckedWarnings(
 
 /**
  * What `knownBalance` found: an amount; "none"; `{why}` when the hub could not be asked;
- * `{unknown}` when it answered and its answer leaves the amount unknown (why, for the warning).
+ * `{unknown}` when it answered and its answer leaves the amount unknown (why, for the warning);
+ * `{ambiguous}` when the hub will refuse the plain id as naming several held assets.
  */
-type KnownBalance = number | "none" | { why: string } | { unknown: string };
+type KnownBalance =
+  | number
+  | "none"
+  | { why: string }
+  | { unknown: string }
+  | { ambiguous: { sender: string; candidates: string[] } };
 
 /**
  * The balance of `asset` this contract will have after its unpushed commits: the hub's
@@ -135,23 +152,37 @@ type KnownBalance = number | "none" | { why: string } | { unknown: string };
  * (several issuers, none this contract, or another issuer than the one named), an unpushed
  * commit spells it otherwise, an unpushed RECV might bring it in, or an amount in the answer
  * is not a whole number (compared with, it would let any SEND pass or refuse every one).
+ * Before any of that, a plain id is resolved by the hub's own rule, applied to its books and
+ * the unpushed commits as the push will apply it (plainAssetOnPush): `{ambiguous}` when it
+ * names several held assets, the balance the SEND will find when it names one of another
+ * issuer (the one with a positive balance among several, too).
  */
 async function knownBalance(cli: Cli, key: string | undefined, asset: string): Promise<KnownBalance> {
   const wc = WorkingCopy.find(cli.cwd);
   const unpushed = wc.readCommits().slice(wc.origin().length);
   let books: Awaited<ReturnType<typeof hubAssets>>;
-  let received: number;
+  let taken: TakenSend[];
   try {
-    [books, received] = await askHubWithin(2000, (signal) =>
+    [books, taken] = await askHubWithin(2000, (signal) =>
       Promise.all([
         hubAssets(cli, { ...(key !== undefined ? { key } : {}) }, wc, signal),
-        receivedByUnpushed(cli, key, wc, unpushed, asset, signal),
+        sendsTakenByUnpushed(
+          clientFor(cli, hubUrl(cli, undefined, wc), readingKey(cli, key, wc), signal),
+          wc.config.contract_id,
+          unpushed,
+        ),
       ]),
     );
   } catch (err) {
     return { why: err instanceof Error ? err.message : String(err) };
   }
   const own = wc.config.contract_id;
+  const onPush = plainAssetOnPush(own, asset, books, unpushed, taken);
+  if (onPush !== null && "failure" in onPush && onPush.failure === "ambiguous")
+    return { ambiguous: { sender: own, candidates: onPush.candidates } };
+  // Another issuer's asset, chosen as the hub chooses it: the balance it will find, exactly.
+  if (onPush !== null && "key" in onPush && onPush.balance !== undefined) return onPush.balance;
+  const received = taken.filter((s) => mayBe(asset, s.asset_id, s.issuer)).reduce((sum, s) => sum + s.amount, 0);
   const byName = books.balances.filter((b) => b.asset_id === asset);
   const held =
     books.balances.find((b) => `${b.issuer}/${b.asset_id}` === asset) ??
@@ -189,19 +220,4 @@ function mayBe(asset: string, name: string, issuer: string | null): boolean {
   if (!asset.includes("/")) return true;
   const from = issuer ?? (name.includes("/") ? name.slice(0, name.indexOf("/")) : null);
   return from === null || asset === `${from}/${plainId(name)}`;
-}
-
-/** What the unpushed RECVs bring in of `asset`: the SENDs they take, as the hub lists them or as unpushed here. */
-async function receivedByUnpushed(
-  cli: Cli,
-  key: string | undefined,
-  wc: WorkingCopy,
-  unpushed: readonly StoredCommit[],
-  asset: string,
-  signal: AbortSignal,
-): Promise<number> {
-  const client = clientFor(cli, hubUrl(cli, undefined, wc), readingKey(cli, key, wc), signal);
-  return (await sendsTakenByUnpushed(client, wc.config.contract_id, unpushed))
-    .filter((s) => mayBe(asset, s.asset_id, s.issuer))
-    .reduce((sum, s) => sum + s.amount, 0);
 }
