@@ -12,18 +12,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { HubClient } from "../src/client/HubClient.js";
-import { Actor, type HubProcess, startHubProcess, tempDir } from "./cli-support.js";
+import { Actor, type ErrorDoc, type HubProcess, type SendDoc, startHubProcess, tempDir } from "./cli-support.js";
 
-interface ErrorDoc {
-  code: string;
-  details?: Record<string, unknown>;
-}
-interface SendDoc {
-  hash: string;
-  index: number;
-  warnings?: string[];
-  warning_codes?: string[];
-}
 interface LogEntry {
   hash: string;
   method: string;

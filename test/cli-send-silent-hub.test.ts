@@ -9,14 +9,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Actor, Run } from "./cli-support.js";
+import type { Actor, Run, SendDoc } from "./cli-support.js";
 import { type BanksBehindProxy, banksBehindProxy } from "./support/banksBehindProxy.js";
 import type { TamperingProxy } from "./support/tamperingProxy.js";
-
-interface SendDoc {
-  hash: string;
-  warning_codes?: string[];
-}
 
 /** Far beyond the 2 s the checks wait: only a process that does not exit is killed. */
 const KILL_AFTER_MS = 60_000;

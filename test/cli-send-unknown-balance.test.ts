@@ -16,19 +16,9 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Actor } from "./cli-support.js";
+import type { Actor, ErrorDoc, SendDoc } from "./cli-support.js";
 import { type BanksBehindProxy, banksBehindProxy } from "./support/banksBehindProxy.js";
 import { json, type TamperingProxy } from "./support/tamperingProxy.js";
-
-interface SendDoc {
-  hash: string;
-  warnings?: string[];
-  warning_codes?: string[];
-}
-interface ErrorDoc {
-  code: string;
-  details?: Record<string, unknown>;
-}
 
 let banks: BanksBehindProxy;
 let relay: Actor;

@@ -33,6 +33,20 @@ export function startHubProcess(dataDir: string): Promise<HubProcess> {
   return startHub(dataDir);
 }
 
+/** `send --json`'s document: the SEND's hash and index, and a warning (with its code) for each check not made. */
+export interface SendDoc {
+  hash: string;
+  index: number;
+  warnings?: string[];
+  warning_codes?: string[];
+}
+
+/** A refused command's `--json` document: the error's code and details. */
+export interface ErrorDoc {
+  code: string;
+  details?: Record<string, unknown>;
+}
+
 /** What a command run returned. */
 export interface Run {
   code: number;
