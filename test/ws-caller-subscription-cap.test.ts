@@ -27,6 +27,7 @@ import { generateKeyPair } from "../src/contract/keys.js";
 import { startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+import { socketCall } from "./support/socketCall.js";
 
 const closers: Array<() => Promise<void> | void> = [];
 after(async () => {
@@ -132,20 +133,6 @@ function subscribeBatch(id: string, n: number, since?: number) {
   }));
 }
 
-/** Sends one frame and resolves with the first JSON answer that is not a notification. */
-function call(ws: WebSocket, frame: unknown): Promise<unknown> {
-  return new Promise((resolve) => {
-    const onMessage = (data: WebSocket.RawData) => {
-      const message = JSON.parse(String(data));
-      if (!Array.isArray(message) && message.method !== undefined) return;
-      ws.off("message", onMessage);
-      resolve(message);
-    };
-    ws.on("message", onMessage);
-    ws.send(JSON.stringify(frame));
-  });
-}
-
 describe("subscriptions per caller, across connections", () => {
   it("an identity's subscriptions count together over its connections, keys and both ports", async () => {
     const { servers, id, owner, ownerKey, identity } = await liveHub({ callerSubscriptions: 5 });
@@ -194,7 +181,7 @@ describe("subscriptions per caller, across connections", () => {
   it("a batch past the cap: the calls past it are refused and hold no place", async () => {
     const { servers, id } = await liveHub({ callerSubscriptions: 5 });
     const ws = await rawSocket(servers.restUrl);
-    const answers = (await call(ws, subscribeBatch(id, 7))) as Array<{
+    const answers = (await socketCall(ws, subscribeBatch(id, 7))) as Array<{
       result?: { subscription: string };
       error?: { code: number; data?: { code: string; details?: Record<string, unknown> } };
     }>;
@@ -212,7 +199,7 @@ describe("subscriptions per caller, across connections", () => {
     // The five held are all there is: unsubscribing them lets exactly five be made again.
     const held = answers.flatMap((a) => (a.result ? [a.result.subscription] : []));
     for (const [i, subscription] of held.entries()) {
-      const answer = (await call(ws, {
+      const answer = (await socketCall(ws, {
         jsonrpc: "2.0",
         id: 100 + i,
         method: "unsubscribe",
@@ -222,7 +209,7 @@ describe("subscriptions per caller, across connections", () => {
       };
       assert.deepEqual(answer.result, { unsubscribed: true });
     }
-    const again = (await call(ws, subscribeBatch(id, 6))) as Array<{ result?: unknown; error?: unknown }>;
+    const again = (await socketCall(ws, subscribeBatch(id, 6))) as Array<{ result?: unknown; error?: unknown }>;
     assert.deepEqual(
       again.map((a) => a.result !== undefined),
       [true, true, true, true, true, false],
@@ -248,7 +235,7 @@ describe("subscriptions per caller, across connections", () => {
       const ws = await rawSocket(servers.restUrl);
       if (round % 3 === 0) {
         // Closed once its subscriptions are answered.
-        await call(ws, subscribeBatch(id, 5));
+        await socketCall(ws, subscribeBatch(id, 5));
         ws.close();
       } else if (round % 3 === 1) {
         // Closed while its subscribe calls (with a replay of the log) may still be running.
@@ -301,7 +288,7 @@ describe("subscriptions per caller, across connections", () => {
     const { servers, id } = await liveHub();
     for (let i = 0; i < 10; i++) {
       const ws = await rawSocket(servers.restUrl);
-      const answers = (await call(ws, subscribeBatch(id, 100))) as Array<{ result?: unknown }>;
+      const answers = (await socketCall(ws, subscribeBatch(id, 100))) as Array<{ result?: unknown }>;
       assert.equal(answers.filter((a) => a.result !== undefined).length, 100);
     }
     const last = await open(servers.restUrl);

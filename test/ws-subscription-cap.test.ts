@@ -23,6 +23,7 @@ import { startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { HeavyWork } from "../src/hub/heavy/HeavyWork.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+import { socketCall } from "./support/socketCall.js";
 
 const closers: Array<() => Promise<void>> = [];
 after(async () => {
@@ -56,20 +57,6 @@ async function liveHub(socketSubscriptions?: number, work?: HeavyWork) {
   const client = anonymous.withKey(access.seed);
   const { contract_id: id } = await client.createContract({ model: null, rules: [] });
   return { servers, client, id, access };
-}
-
-/** Sends one frame and resolves with the first JSON answer that is not a notification. */
-function call(ws: WebSocket, frame: unknown): Promise<unknown> {
-  return new Promise((resolve) => {
-    const onMessage = (data: WebSocket.RawData) => {
-      const message = JSON.parse(String(data));
-      if (!Array.isArray(message) && message.method !== undefined) return;
-      ws.off("message", onMessage);
-      resolve(message);
-    };
-    ws.on("message", onMessage);
-    ws.send(JSON.stringify(frame));
-  });
 }
 
 describe("subscriptions per WebSocket connection", () => {
@@ -110,9 +97,9 @@ describe("subscriptions per WebSocket connection", () => {
         method: "subscribe",
         params: { contract_id: id },
       }));
-    const first = (await call(ws, batch(0, 100))) as Array<{ result?: unknown; error?: unknown }>;
+    const first = (await socketCall(ws, batch(0, 100))) as Array<{ result?: unknown; error?: unknown }>;
     assert.equal(first.filter((a) => a.result !== undefined).length, 100);
-    const second = (await call(ws, batch(100, 5))) as Array<{
+    const second = (await socketCall(ws, batch(100, 5))) as Array<{
       error?: { code: number; data?: { code: string; details?: { reason?: string; limit?: number } } };
     }>;
     assert.equal(second.length, 5);
@@ -142,7 +129,7 @@ describe("subscriptions per WebSocket connection", () => {
       method: "subscribe",
       params: { contract_id: id },
     }));
-    const answers = (await call(ws, subscribe)) as Array<{ result: { subscription: string } }>;
+    const answers = (await socketCall(ws, subscribe)) as Array<{ result: { subscription: string } }>;
     await client.submitCommit(id, {
       contract_id: id,
       method: "post",
@@ -177,7 +164,7 @@ describe("subscriptions per WebSocket connection", () => {
     const hello = await new Promise<{ params: { challenge: string } }>((resolve) =>
       ws.once("message", (data) => resolve(JSON.parse(String(data)))),
     );
-    const auth = (await call(ws, {
+    const auth = (await socketCall(ws, {
       jsonrpc: "2.0",
       id: 1,
       method: "authenticate",
@@ -189,7 +176,7 @@ describe("subscriptions per WebSocket connection", () => {
     ws.on("message", (data) => {
       if (JSON.parse(String(data)).method === "commit") events.push(data);
     });
-    const sub = (await call(ws, {
+    const sub = (await socketCall(ws, {
       jsonrpc: "2.0",
       id: 2,
       method: "subscribe",
