@@ -12,6 +12,7 @@ import { HubClient } from "../src/client/HubClient.js";
 import { HubSocket } from "../src/client/HubSocket.js";
 import type { WireCommit } from "../src/contract/Commit.js";
 import { generateKeyPair, type RawKeyPair } from "../src/contract/keys.js";
+import type { HttpOptions } from "../src/http/HttpOptions.js";
 import { type RunningServers, startServers } from "../src/http/startServers.js";
 import { Hub } from "../src/hub/Hub.js";
 import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
@@ -43,8 +44,8 @@ export interface LiveHub {
   close(): Promise<void>;
 }
 
-/** Starts a hub on free ports. */
-export async function startLiveHub(): Promise<LiveHub> {
+/** Starts a hub on free ports; `extra` adds to or overrides its adapter options (limits, caps). */
+export async function startLiveHub(extra: Partial<HttpOptions> = {}): Promise<LiveHub> {
   const dir = mkdtempSync(join(tmpdir(), "hub-e2e-"));
   const store = await SqliteStore.open({ dataDir: dir });
   const hub = new Hub({ store });
@@ -55,6 +56,7 @@ export async function startLiveHub(): Promise<LiveHub> {
       registry: new AccessRegistry({ store }),
       rateLimit: 0,
       logger: false,
+      ...extra,
     },
     { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: true },
   );

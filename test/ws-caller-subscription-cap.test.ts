@@ -15,8 +15,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import WebSocket from "ws";
-import { AccessRegistry } from "../src/auth/AccessRegistry.js";
-import { Authenticator } from "../src/auth/Authenticator.js";
 import { loadStartConfig } from "../src/cli/config.js";
 import type { Io } from "../src/cli/Io.js";
 import { startCommand } from "../src/cli/startCommand.js";
@@ -24,9 +22,7 @@ import { HubClient } from "../src/client/HubClient.js";
 import { HubSocket } from "../src/client/HubSocket.js";
 import type { ContractError } from "../src/contract/ContractError.js";
 import { generateKeyPair } from "../src/contract/keys.js";
-import { startServers } from "../src/http/startServers.js";
-import { Hub } from "../src/hub/Hub.js";
-import { SqliteStore } from "../src/store/sqlite/SqliteStore.js";
+import { startLiveHub } from "./e2e-transports.js";
 import { socketCall } from "./support/socketCall.js";
 
 const closers: Array<() => Promise<void> | void> = [];
@@ -35,27 +31,10 @@ after(async () => {
 });
 
 async function liveHub(extra: { callerSubscriptions?: number; socketSubscriptions?: number } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "ws-caller-cap-"));
-  const store = await SqliteStore.open({ dataDir: dir });
-  const hub = new Hub({ store });
-  const servers = await startServers(
-    {
-      hub,
-      authenticator: new Authenticator({ store }),
-      registry: new AccessRegistry({ store }),
-      rateLimit: 0,
-      registrationLimit: 0,
-      logger: false,
-      ...extra,
-    },
-    { host: "127.0.0.1", port: 0, rpcPort: 0, rpc: true },
-  );
-  closers.push(async () => {
-    await servers.close();
-    await hub.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const anonymous = new HubClient({ url: servers.restUrl, retries: 0 });
+  const live = await startLiveHub({ registrationLimit: 0, ...extra });
+  closers.push(() => live.close());
+  const servers = live.servers;
+  const anonymous = live.rest;
   /** A new identity with one access key; `key()` registers another key of it. */
   const identity = async () => {
     const seed = generateKeyPair().seed;
