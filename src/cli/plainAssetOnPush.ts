@@ -85,4 +85,4 @@ export function plainAssetOnPush(
 }
 
 /** Whether an amount the hub answered can be counted with: a whole number of units, not negative. */
-const isAmount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+export const isAmount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;

@@ -4,7 +4,7 @@ import { hubAssets, pendingChanges } from "./balancesCommand.js";
 import { type Cli, runCommand } from "./cliContext.js";
 import type { Io } from "./Io.js";
 import { sendsTakenByUnpushed, type TakenSend, unpushedReceipts } from "./incomingCommand.js";
-import { plainAssetOnPush } from "./plainAssetOnPush.js";
+import { isAmount, plainAssetOnPush } from "./plainAssetOnPush.js";
 import { askHubWithin } from "./workingCopy/askHubWithin.js";
 import { type CommitFlags, type CommitWarning, commitLocally } from "./workingCopy/commitLocally.js";
 import { clientFor, hubUrl, readingKey } from "./workingCopy/hubAccess.js";
@@ -204,9 +204,6 @@ async function knownBalance(cli: Cli, key: string | undefined, asset: string): P
   if (!isAmount(received)) return { unknown: "the SENDs its unpushed RECVs take carry no readable amount" };
   return (held?.amount ?? 0) + (pending?.change ?? 0) + received;
 }
-
-/** Whether an amount the hub answered can be counted with: a whole number of units, not negative. */
-const isAmount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
 
 /** The id part of an asset name (`issuer/asset_id` or a plain `asset_id`). */
 const plainId = (name: string) => name.slice(name.indexOf("/") + 1);
