@@ -11,7 +11,7 @@ import type { ProposalView } from "../api/responses.js";
 import { isBigAttestations } from "../contract/attestationHashInSlices.js";
 import { isBigCommitData } from "../contract/commitHashInSlices.js";
 import { yieldSometimes } from "../lib/sharedSlice.js";
-import { dataTextInSlices, splitsPair } from "../store/dataTextInSlices.js";
+import { dataTextInSlices, textPieces } from "../store/dataTextInSlices.js";
 import { JsonText } from "./JsonText.js";
 
 export type ProposalAnswer = { proposal: ProposalView } | { proposals: ProposalView[] };
@@ -32,13 +32,7 @@ const PIECE_CHARS = 64 * 1024;
  * PIECE_CHARS, never cut inside a surrogate pair (each piece is encoded on its own).
  */
 async function* pieces(answer: ProposalAnswer): AsyncGenerator<string> {
-  const text = await dataTextInSlices(answer, yieldSometimes);
-  for (let from = 0; from < text.length; ) {
-    let to = Math.min(from + PIECE_CHARS, text.length);
-    if (to < text.length && splitsPair(text, to)) to--;
-    yield text.slice(from, to);
-    from = to;
-  }
+  yield* textPieces(await dataTextInSlices(answer, yieldSometimes), PIECE_CHARS);
 }
 
 /** The REST body's text in pieces, for logPageResponse to stream as it streams a page of the log; undefined when small. */

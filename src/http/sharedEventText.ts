@@ -14,7 +14,7 @@ import type { ProposalView } from "../api/responses.js";
 import type { LogEntry } from "../contract/Commit.js";
 import { isBigCommitData } from "../contract/commitHashInSlices.js";
 import { yieldSometimes } from "../lib/sharedSlice.js";
-import { dataTextInSlices, splitsPair } from "../store/dataTextInSlices.js";
+import { dataTextInSlices, textPieces } from "../store/dataTextInSlices.js";
 import { isBigProposal } from "./bigProposalAnswer.js";
 
 /** A part of a message: text, or the UTF-8 pieces of a big shared text. */
@@ -32,11 +32,8 @@ const TEXTS = new WeakMap<object, SharedText>();
 /** `text` as UTF-8 pieces of about PIECE_CHARS characters, never cut inside a surrogate pair. */
 async function piecesOf(text: string): Promise<readonly Buffer[]> {
   const pieces: Buffer[] = [];
-  for (let from = 0; from < text.length; ) {
-    let to = Math.min(from + PIECE_CHARS, text.length);
-    if (to < text.length && splitsPair(text, to)) to--;
-    pieces.push(Buffer.from(text.slice(from, to)));
-    from = to;
+  for (const piece of textPieces(text, PIECE_CHARS)) {
+    pieces.push(Buffer.from(piece));
     await yieldSometimes();
   }
   return pieces;

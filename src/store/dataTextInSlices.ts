@@ -30,6 +30,16 @@ export const splitsPair = (s: string, to: number) => {
   return c >= 0xd800 && c <= 0xdbff;
 };
 
+/** `text` in pieces of `chars` characters (one fewer where a surrogate pair would be cut), each encodable on its own. */
+export function* textPieces(text: string, chars: number): Generator<string, void, void> {
+  for (let from = 0; from < text.length; ) {
+    let to = Math.min(from + chars, text.length);
+    if (to < text.length && splitsPair(text, to)) to--;
+    yield text.slice(from, to);
+    from = to;
+  }
+}
+
 function add(o: Out, text: string): void {
   o.text += text;
   o.since += text.length;
