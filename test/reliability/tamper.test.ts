@@ -191,7 +191,7 @@ function tamper(db: Database.Database): void {
 
 /** Changes one seeded letter or digit of `json` to another, keeping it valid JSON. */
 function flipAlnum(json: string): string {
-  const positions = [...json.matchAll(/[a-z0-9]/g)].map((m) => m.index!);
+  const positions = flippable(json);
   const i = rng.pick(positions);
   const c = json[i]!;
   const replacement = /[0-9]/.test(c)
@@ -200,6 +200,32 @@ function flipAlnum(json: string): string {
       ? "a"
       : String.fromCharCode(c.charCodeAt(0) + 1);
   return json.slice(0, i) + replacement + json.slice(i + 1);
+}
+
+/**
+ * Where a letter or digit can change and the text stay valid JSON with the same members: in
+ * string values, outside escapes. (Anywhere else it may not: `null` became `nulm`, a row that
+ * no longer decodes, which the garble case covers and which verify names without a hash; a
+ * number's leading 9 becomes 0; a member name could become its neighbour's.)
+ */
+function flippable(json: string): number[] {
+  const out: number[] = [];
+  let current: number[] | null = null;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i]!;
+    if (current === null) {
+      if (c === '"') current = [];
+    } else if (c === "\\") {
+      i += json[i + 1] === "u" ? 5 : 1;
+    } else if (c === '"') {
+      // A member name is followed by its colon.
+      if (json.slice(i + 1).trimStart()[0] !== ":") out.push(...current);
+      current = null;
+    } else if (/[a-z0-9]/.test(c)) {
+      current.push(i);
+    }
+  }
+  return out;
 }
 
 /** Changes one hex digit of the signature value in a `{"<key>":"<sig hex>"}` column. */
